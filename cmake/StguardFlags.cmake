@@ -1,0 +1,22 @@
+# Compiler flags as INTERFACE targets, linked PRIVATE into stguard's own
+# targets (never global flags, never exported to consumers).
+
+add_library(stguard_warnings INTERFACE)
+target_compile_options(stguard_warnings INTERFACE
+  $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion
+    -Wsign-conversion -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
+    -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough>
+  $<$<CXX_COMPILER_ID:GNU>:-Wduplicated-cond -Wlogical-op>
+  $<$<BOOL:${STGUARD_WARNINGS_AS_ERRORS}>:-Werror>)
+
+add_library(stguard_sanitizers INTERFACE)
+if(STGUARD_SANITIZERS)
+  target_compile_options(stguard_sanitizers INTERFACE
+    -fsanitize=${STGUARD_SANITIZERS} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(stguard_sanitizers INTERFACE -fsanitize=${STGUARD_SANITIZERS})
+endif()
+
+# What every stguard-owned target links privately.
+add_library(stguard_build_flags INTERFACE)
+target_link_libraries(stguard_build_flags INTERFACE stguard_warnings stguard_sanitizers)
+target_compile_features(stguard_build_flags INTERFACE cxx_std_20)

@@ -1,0 +1,130 @@
+// stguard/header.h: validate a safetensors header from bytes.
+//
+// A safetensors file is: 8 bytes little-endian u64 N, N bytes of JSON header
+// (UTF-8, possibly space-padded), then the data buffer. `parse_header` checks
+// everything about a file that can be known from its first 8 + N bytes and
+// its total size: it never needs the data bytes.
+//
+//   std::span<const std::uint8_t> bytes = ...;   // the whole file, or a prefix
+//   stguard::ParseOptions options;                  // strict profile by default
+//   stguard::Result<stguard::Header> r =
+//       stguard::parse_header(bytes, file_size, options);
+//   if (!r) { /* r.error().reason, r.error().offset */ }
+//   for (const stguard::TensorInfo& t : r->tensors) { ... }
+//
+// Guarantees, whatever the input: no exception escapes, no abort, no read
+// outside `bytes`, memory bounded by a small constant times N (never by sizes
+// the header declares), time linear in N plus n log n in the tensor count.
+#ifndef STGUARD_HEADER_H_
+#define STGUARD_HEADER_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "stguard/dtype.h"
+#include "stguard/error.h"
+#include "stguard/result.h"
+
+namespace stguard {
+
+// Which reading of the format to apply.
+enum class Profile : std::uint8_t {
+  // The hardened reading (default): everything the format text forbids is
+  // rejected, and so is every serde_json quirk the upstream reader tolerates
+  // (leading whitespace, non-space padding, duplicate keys, unknown fields,
+  // array-form entries, {"F32": null} dtypes, null metadata, U+0000 in names).
+  kStrict = 0,
+  // Accepts exactly what the upstream Rust reader (safetensors crate) accepts:
+  // a drop-in, fuzzable model of it. Invariant: strict accepts => reference
+  // accepts with identical tensors.
+  kReference = 1,
+};
+
+std::string_view profile_name(Profile profile) noexcept;  // "strict" | "reference"
+std::optional<Profile> profile_from_name(std::string_view name) noexcept;
+
+// Resource caps. Each default is generous enough for every real checkpoint
+// known (the largest seen has 1.29M tensors in a 126 MB header, which the
+// upstream size cap rejects); raise max_header_bytes to read such files.
+// Exceeding max_header_bytes gives kHeaderTooLarge, any other cap
+// kLimitExceeded.
+struct Limits {
+  // Largest accepted N. The upstream constant: 100,000,000 is accepted,
+  // 100,000,001 rejected. Checked before the file length.
+  std::uint64_t max_header_bytes = 100'000'000;
+  // Most tensors in one header.
+  std::uint64_t max_tensors = 10'000'000;
+  // Most dimensions in one shape.
+  std::uint64_t max_rank = 1024;
+  // Longest tensor name or metadata key, in bytes after unescaping.
+  std::uint64_t max_name_bytes = 65'536;
+};
+
+struct ParseOptions {
+  Profile profile = Profile::kStrict;
+  Limits limits;
+};
+
+// One tensor as the header declares it. Offsets are relative to the start of
+// the data buffer (absolute file offset = Header::data_offset() + begin).
+struct TensorInfo {
+  std::string name;                  // unescaped UTF-8
+  std::vector<std::uint64_t> shape;  // empty = scalar (one element)
+  std::uint64_t begin = 0;           // data_offsets[0]
+  std::uint64_t end = 0;             // data_offsets[1], exclusive
+  std::uint64_t header_offset = 0;   // absolute file offset of the name's '"'
+  Dtype dtype = Dtype::kU8;
+
+  std::uint64_t byte_size() const noexcept { return end - begin; }
+  friend bool operator==(const TensorInfo&, const TensorInfo&) = default;
+};
+
+// A validated header.
+struct Header {
+  // Tensors in header (document) order. In the reference profile a name given
+  // twice keeps the position of its first occurrence and the content of its
+  // last, as upstream's "last one wins".
+  std::vector<TensorInfo> tensors;
+  // "__metadata__" pairs in document order; nullopt when absent (or, in the
+  // reference profile, null). Reference: a repeated key keeps its first
+  // position and its last value.
+  std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
+  std::uint64_t header_len = 0;  // N, padding included
+  std::uint64_t file_size = 0;
+
+  std::uint64_t data_offset() const noexcept { return 8 + header_len; }
+  std::uint64_t data_len() const noexcept { return file_size - data_offset(); }
+
+  // Linear search by name; nullptr when absent. For many lookups build a map.
+  const TensorInfo* find(std::string_view name) const noexcept;
+};
+
+// Reads the length prefix and checks it against the limits and the file size
+// (kHeaderTooSmall, kHeaderTooLarge, kHeaderLengthExceedsFile). `first_bytes`
+// needs at least 8 bytes unless the file is shorter. Returns N. Useful to know
+// how many bytes to read before calling parse_header on a stream.
+Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_bytes,
+                                          std::uint64_t file_size, const Limits& limits = {});
+
+// Validates a whole file's header. `bytes` holds the start of the file: at
+// least min(file_size, 8 + N) bytes (more is fine; the data part is never
+// read). `file_size` is the size of the whole file. If `bytes` is shorter
+// than the header it claims while file_size says the bytes exist, the result
+// is kIoError (a caller bug or a file that shrank), never an out-of-bounds
+// read.
+Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                            const ParseOptions& options = {});
+
+// Convenience: `bytes` is the entire file.
+inline Result<Header> parse(std::span<const std::uint8_t> bytes, const ParseOptions& options = {}) {
+  return parse_header(bytes, bytes.size(), options);
+}
+
+}  // namespace stguard
+
+#endif  // STGUARD_HEADER_H_

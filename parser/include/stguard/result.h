@@ -1,0 +1,92 @@
+// stguard/result.h: Result<T>, either a value or an stguard::Error.
+//
+// The member names follow std::expected (C++23) so the type can be swapped for
+// it once every supported compiler ships it:
+//
+//   stguard::Result<stguard::Header> r = stguard::parse(bytes);
+//   if (!r.has_value()) return report(r.error());
+//   for (const auto& t : r->tensors) use(t);
+//
+// Accessing value() of an error result (or error() of a value result) is a
+// programming error and terminates the process; it never throws.
+#ifndef STGUARD_RESULT_H_
+#define STGUARD_RESULT_H_
+
+#include <cstdlib>
+#include <utility>
+#include <variant>
+
+#include "stguard/error.h"
+
+namespace stguard {
+
+template <class T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value)
+      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+
+  bool has_value() const noexcept { return state_.index() == 0; }
+  explicit operator bool() const noexcept { return has_value(); }
+
+  T& value() & { return *checked_value(); }
+  const T& value() const& { return *checked_value(); }
+  T&& value() && { return std::move(*checked_value()); }
+
+  const Error& error() const& {
+    const Error* e = std::get_if<1>(&state_);
+    if (e == nullptr) std::abort();
+    return *e;
+  }
+  Error&& error() && {
+    Error* e = std::get_if<1>(&state_);
+    if (e == nullptr) std::abort();
+    return std::move(*e);
+  }
+
+  T* operator->() { return checked_value(); }
+  const T* operator->() const { return checked_value(); }
+  T& operator*() & { return *checked_value(); }
+  const T& operator*() const& { return *checked_value(); }
+
+ private:
+  T* checked_value() {
+    T* v = std::get_if<0>(&state_);
+    if (v == nullptr) std::abort();
+    return v;
+  }
+  const T* checked_value() const {
+    const T* v = std::get_if<0>(&state_);
+    if (v == nullptr) std::abort();
+    return v;
+  }
+
+  std::variant<T, Error> state_;
+};
+
+// Result<void>: success carries nothing.
+template <>
+class [[nodiscard]] Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT
+
+  bool has_value() const noexcept { return ok_; }
+  explicit operator bool() const noexcept { return ok_; }
+  void value() const {
+    if (!ok_) std::abort();
+  }
+  const Error& error() const {
+    if (ok_) std::abort();
+    return error_;
+  }
+
+ private:
+  Error error_{};
+  bool ok_ = true;
+};
+
+}  // namespace stguard
+
+#endif  // STGUARD_RESULT_H_

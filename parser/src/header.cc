@@ -1,0 +1,102 @@
+#include "stguard/header.h"
+
+#include <string>
+
+#include "layout.h"
+#include "scanner.h"
+#include "utf8.h"
+
+namespace stguard {
+namespace {
+
+std::uint64_t load_le64(const std::uint8_t* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace
+
+std::string_view profile_name(Profile profile) noexcept {
+  switch (profile) {
+    case Profile::kStrict:
+      return "strict";
+    case Profile::kReference:
+      return "reference";
+  }
+  return "unknown";
+}
+
+std::optional<Profile> profile_from_name(std::string_view name) noexcept {
+  if (name == "strict") return Profile::kStrict;
+  if (name == "reference") return Profile::kReference;
+  return std::nullopt;
+}
+
+const TensorInfo* Header::find(std::string_view name) const noexcept {
+  for (const TensorInfo& t : tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_bytes,
+                                          std::uint64_t file_size, const Limits& limits) {
+  if (file_size < 8) {
+    return Error{Reason::kHeaderTooSmall, 0,
+                 "file is " + std::to_string(file_size) +
+                     " bytes, shorter than the 8-byte header length prefix"};
+  }
+  if (first_bytes.size() < 8) {
+    return Error{Reason::kIoError, first_bytes.size(),
+                 "only " + std::to_string(first_bytes.size()) + " of the file's " +
+                     std::to_string(file_size) + " bytes are available"};
+  }
+  const std::uint64_t n = load_le64(first_bytes.data());
+  // Upstream checks the cap before the file length, so a huge N on a short
+  // file is HEADER_TOO_LARGE.
+  if (n > limits.max_header_bytes) {
+    return Error{Reason::kHeaderTooLarge, 0,
+                 "header length " + std::to_string(n) + " exceeds max_header_bytes " +
+                     std::to_string(limits.max_header_bytes)};
+  }
+  if (n > file_size - 8) {
+    return Error{Reason::kHeaderLengthExceedsFile, 0,
+                 "header length " + std::to_string(n) + " + 8 exceeds the file size " +
+                     std::to_string(file_size)};
+  }
+  return n;
+}
+
+Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                            const ParseOptions& options) {
+  Result<std::uint64_t> length = parse_header_length(bytes, file_size, options.limits);
+  if (!length) return std::move(length).error();
+  const std::uint64_t n = *length;
+  if (bytes.size() - 8 < n) {
+    return Error{Reason::kIoError, bytes.size(),
+                 "only " + std::to_string(bytes.size()) + " bytes are available, the header " +
+                     "needs " + std::to_string(8 + n)};
+  }
+  const std::uint8_t* header_begin = bytes.data() + 8;
+  const auto header_size = static_cast<std::size_t>(n);
+
+  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
+  if (bad != header_size) {
+    return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
+                 "header is not valid UTF-8 (invalid sequence starting here)"};
+  }
+
+  Header header;
+  header.header_len = n;
+  header.file_size = file_size;
+  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
+  if (!scanner.scan(header.tensors, header.metadata)) return scanner.take_error();
+
+  if (auto fault = detail::check_sizes_and_layout(header.tensors, n, file_size, options.profile)) {
+    return std::move(*fault);
+  }
+  return header;
+}
+
+}  // namespace stguard

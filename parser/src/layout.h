@@ -1,0 +1,25 @@
+// Checks that need the whole header: each tensor's byte size against its
+// dtype and shape, then the layout of all tensors in the data buffer.
+#ifndef STGUARD_SRC_LAYOUT_H_
+#define STGUARD_SRC_LAYOUT_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "stguard/error.h"
+#include "stguard/header.h"
+
+namespace stguard::detail {
+
+// Per tensor, in document order: begin <= end, element and bit counts fit in
+// u64, whole bytes, end - begin equals the implied size. Then, sorted by
+// (begin, end, document order): no tensor past the buffer, no hole, no
+// overlap, no trailing bytes. Returns the first fault, or nullopt.
+std::optional<Error> check_sizes_and_layout(const std::vector<TensorInfo>& tensors,
+                                            std::uint64_t header_len, std::uint64_t file_size,
+                                            Profile profile);
+
+}  // namespace stguard::detail
+
+#endif  // STGUARD_SRC_LAYOUT_H_

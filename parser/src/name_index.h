@@ -1,0 +1,68 @@
+// A set of names (tensor names, metadata keys) for duplicate detection, stored
+// as indices into the caller's own container so names are not copied.
+//
+// Open addressing with linear probing over a power-of-two table. The hash is
+// keyed with a per-process secret so that a header crafted to collide cannot
+// make parsing quadratic (time stays linear in the header size).
+#ifndef STGUARD_SRC_NAME_INDEX_H_
+#define STGUARD_SRC_NAME_INDEX_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace stguard::detail {
+
+std::uint64_t hash_name(std::string_view name) noexcept;
+
+class NameIndex {
+ public:
+  static constexpr std::uint32_t kAbsent = 0xFFFFFFFFu;
+
+  // Returns the index stored for a name equal to `name` (compared through
+  // `name_of(index)`), or inserts `index` and returns kAbsent.
+  template <class NameOf>
+  std::uint32_t find_or_insert(std::string_view name, std::uint32_t index, NameOf&& name_of) {
+    if ((count_ + 1) * 2 > slots_.size()) grow(name_of);
+    const std::uint64_t h = hash_name(name);
+    const std::uint32_t tag = static_cast<std::uint32_t>(h >> 32);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.index == kAbsent) {
+        s = Slot{index, tag};
+        ++count_;
+        return kAbsent;
+      }
+      if (s.tag == tag && name_of(s.index) == name) return s.index;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t index = kAbsent;
+    std::uint32_t tag = 0;  // high hash bits: most mismatches skip the string compare
+  };
+
+  template <class NameOf>
+  void grow(NameOf&& name_of) {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.index == kAbsent) continue;
+      const std::uint64_t h = hash_name(name_of(s.index));
+      std::size_t i = static_cast<std::size_t>(h) & mask;
+      while (slots_[i].index != kAbsent) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t count_ = 0;
+};
+
+}  // namespace stguard::detail
+
+#endif  // STGUARD_SRC_NAME_INDEX_H_

@@ -1,0 +1,839 @@
+#include "scanner.h"
+
+#include <charconv>
+#include <cstring>
+#include <system_error>
+
+#include "message.h"
+#include "utf8.h"
+
+namespace stguard::detail {
+namespace {
+
+constexpr std::string_view kMetadataKey = "__metadata__";
+
+bool is_digit(int c) noexcept { return c >= '0' && c <= '9'; }
+
+// Bytes that start a syntactically plausible JSON value. Used to tell "a value
+// of the wrong type" (a schema fault) from "not JSON at all" (a syntax fault).
+bool starts_value(int c) noexcept {
+  return c == '"' || c == '{' || c == '[' || c == '-' || is_digit(c) || c == 't' || c == 'f' ||
+         c == 'n';
+}
+
+// SWAR test over 8 bytes: does any byte equal '"' or '\\', or fall below 0x20?
+// False positives only next to a true positive, so a hit falls back to the
+// byte loop for those 8 bytes.
+bool may_end_plain_run(std::uint64_t w) noexcept {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const std::uint64_t quote = w ^ (kOnes * '"');
+  const std::uint64_t backslash = w ^ (kOnes * '\\');
+  const std::uint64_t has_quote = (quote - kOnes) & ~quote;
+  const std::uint64_t has_backslash = (backslash - kOnes) & ~backslash;
+  const std::uint64_t has_control = (w - kOnes * 0x20) & ~w;
+  return ((has_quote | has_backslash | has_control) & kHigh) != 0;
+}
+
+// For a well-formed JSON number literal: does its value round to infinity as
+// an f64? Decided from the decimal order of magnitude, with an exact parse
+// only in the one decade where that is not enough.
+bool number_overflows_f64(const std::uint8_t* start, const std::uint8_t* end) {
+  const std::uint8_t* p = start;
+  if (*p == '-') ++p;
+  // Order of magnitude of the first non-zero digit, before the exponent.
+  std::int64_t magnitude = 0;
+  bool found = false;
+  std::int64_t int_digits = 0;
+  const std::uint8_t* q = p;
+  for (; q < end && is_digit(*q); ++q) {
+    if (!found && *q != '0') {
+      found = true;
+      magnitude = -1;
+    }
+    if (found) ++int_digits;
+  }
+  magnitude += int_digits;
+  if (q < end && *q == '.') {
+    std::int64_t frac_position = 0;
+    for (++q; q < end && is_digit(*q); ++q) {
+      ++frac_position;
+      if (!found && *q != '0') {
+        found = true;
+        magnitude = -frac_position;
+      }
+    }
+  }
+  if (!found) return false;  // zero, whatever the exponent
+  if (q < end && (*q == 'e' || *q == 'E')) {
+    ++q;
+    bool negative = false;
+    if (*q == '+' || *q == '-') negative = (*q++ == '-');
+    std::int64_t exponent = 0;
+    for (; q < end && is_digit(*q); ++q) {
+      if (exponent < 1'000'000) exponent = exponent * 10 + (*q - '0');  // saturate
+    }
+    magnitude += negative ? -exponent : exponent;
+  }
+  if (magnitude < 308) return false;
+  if (magnitude > 308) return true;
+  double value = 0;
+  const auto result = std::from_chars(reinterpret_cast<const char*>(start),
+                                      reinterpret_cast<const char*>(end), value);
+  return result.ec == std::errc::result_out_of_range;
+}
+
+}  // namespace
+
+HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
+                             std::uint64_t file_base, const ParseOptions& options) noexcept
+    : begin_(begin), end_(end), p_(begin), file_base_(file_base), options_(options) {}
+
+bool HeaderScanner::fail(Reason reason, const std::uint8_t* at, std::string message) {
+  error_ = Error{reason, offset_of(at), std::move(message)};
+  return false;
+}
+
+bool HeaderScanner::fail_syntax(const std::uint8_t* at, std::string_view expected) {
+  std::string message = "invalid JSON: expected ";
+  message += expected;
+  if (at >= end_) {
+    message += ", found the end of the header";
+  } else {
+    const unsigned char c = *at;
+    if (c >= 0x20 && c < 0x7F) {
+      message += ", found '";
+      message += static_cast<char>(c);
+      message += "'";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      message += ", found byte 0x";
+      message += kHex[c >> 4];
+      message += kHex[c & 0xF];
+    }
+  }
+  return fail(Reason::kHeaderNotJson, at, std::move(message));
+}
+
+void HeaderScanner::skip_whitespace() noexcept {
+  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+}
+
+bool HeaderScanner::expect(char c, std::string_view what) {
+  if (p_ < end_ && *p_ == static_cast<std::uint8_t>(c)) {
+    ++p_;
+    return true;
+  }
+  return fail_syntax(p_, what);
+}
+
+bool HeaderScanner::read_literal(std::string_view word) {
+  const auto left = static_cast<std::size_t>(end_ - p_);
+  if (left >= word.size() && std::memcmp(p_, word.data(), word.size()) == 0) {
+    p_ += word.size();
+    return true;
+  }
+  // Point at the first byte that differs, as serde_json does.
+  const std::uint8_t* at = p_;
+  for (std::size_t i = 0; i < word.size() && at < end_ && *at == word[i]; ++i) ++at;
+  std::string what = "the literal '";
+  what += word;
+  what += "'";
+  return fail_syntax(at, what);
+}
+
+bool HeaderScanner::read_hex4(std::uint32_t& out) {
+  out = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int c = peek();
+    std::uint32_t digit;
+    if (c >= '0' && c <= '9') {
+      digit = static_cast<std::uint32_t>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      digit = static_cast<std::uint32_t>(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      digit = static_cast<std::uint32_t>(c - 'A' + 10);
+    } else {
+      return fail_syntax(p_, "a hex digit in a \\u escape");
+    }
+    out = (out << 4) | digit;
+    ++p_;
+  }
+  return true;
+}
+
+// At the byte after a backslash. Appends the unescaped text to `scratch`.
+bool HeaderScanner::read_escape(std::string& scratch) {
+  const std::uint8_t* escape_start = p_ - 1;
+  const int c = peek();
+  ++p_;
+  switch (c) {
+    case '"':
+      scratch.push_back('"');
+      return true;
+    case '\\':
+      scratch.push_back('\\');
+      return true;
+    case '/':
+      scratch.push_back('/');
+      return true;
+    case 'b':
+      scratch.push_back('\b');
+      return true;
+    case 'f':
+      scratch.push_back('\f');
+      return true;
+    case 'n':
+      scratch.push_back('\n');
+      return true;
+    case 'r':
+      scratch.push_back('\r');
+      return true;
+    case 't':
+      scratch.push_back('\t');
+      return true;
+    case 'u':
+      break;
+    default:
+      return fail(Reason::kHeaderNotJson, escape_start,
+                  "invalid JSON: invalid escape sequence in a string");
+  }
+  std::uint32_t unit;
+  if (!read_hex4(unit)) return false;
+  if (unit >= 0xDC00 && unit <= 0xDFFF) {
+    return fail(Reason::kHeaderNotJson, escape_start,
+                "invalid JSON: lone trailing surrogate in a \\u escape");
+  }
+  if (unit >= 0xD800 && unit <= 0xDBFF) {
+    // A leading surrogate must be followed at once by an escaped trailing one.
+    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
+      return fail(Reason::kHeaderNotJson, escape_start,
+                  "invalid JSON: lone leading surrogate in a \\u escape");
+    }
+    p_ += 2;
+    std::uint32_t low;
+    if (!read_hex4(low)) return false;
+    if (low < 0xDC00 || low > 0xDFFF) {
+      return fail(Reason::kHeaderNotJson, escape_start,
+                  "invalid JSON: lone leading surrogate in a \\u escape");
+    }
+    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+  }
+  append_utf8(scratch, unit);
+  return true;
+}
+
+// At the opening quote.
+bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
+  ++p_;  // the caller checked the quote
+  const std::uint8_t* run = p_;
+  bool escaped = false;
+  out.has_nul = false;
+  for (;;) {
+    while (end_ - p_ >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p_, 8);
+      if (may_end_plain_run(w)) break;
+      p_ += 8;
+    }
+    if (p_ >= end_) return fail_syntax(p_, "'\"' to close the string");
+    const std::uint8_t c = *p_;
+    if (c == '"') {
+      if (!escaped) {
+        out.text = std::string_view(reinterpret_cast<const char*>(run),
+                                    static_cast<std::size_t>(p_ - run));
+      } else {
+        scratch.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p_ - run));
+        out.text = scratch;
+      }
+      ++p_;
+      return true;
+    }
+    if (c == '\\') {
+      if (!escaped) {
+        scratch.clear();
+        escaped = true;
+      }
+      scratch.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p_ - run));
+      ++p_;
+      const std::size_t before = scratch.size();
+      if (!read_escape(scratch)) return false;
+      if (scratch.size() == before + 1 && scratch.back() == '\0') out.has_nul = true;
+      run = p_;
+      continue;
+    }
+    if (c < 0x20) {
+      return fail(Reason::kHeaderNotJson, p_,
+                  "invalid JSON: control character inside a string (must be escaped)");
+    }
+    ++p_;
+  }
+}
+
+bool HeaderScanner::read_number(NumberForm& out) {
+  const std::uint8_t* start = p_;
+  out = NumberForm{};
+  if (peek() == '-') {
+    out.negative = true;
+    ++p_;
+  }
+  const int first = peek();
+  if (!is_digit(first)) return fail_syntax(p_, "a digit");
+  if (first == '0') {
+    ++p_;
+    if (is_digit(peek())) {
+      return fail(Reason::kHeaderNotJson, start, "invalid JSON: number with a leading zero");
+    }
+  } else {
+    std::uint64_t value = 0;
+    bool overflow = false;
+    while (p_ < end_ && is_digit(*p_)) {
+      const auto digit = static_cast<std::uint64_t>(*p_ - '0');
+      overflow |= __builtin_mul_overflow(value, 10u, &value);
+      overflow |= __builtin_add_overflow(value, digit, &value);
+      ++p_;
+    }
+    out.value = value;
+    out.above_u64 = overflow;
+  }
+  if (peek() == '.') {
+    out.fractional_or_exponent = true;
+    ++p_;
+    if (!is_digit(peek())) return fail_syntax(p_, "a digit after the decimal point");
+    while (p_ < end_ && is_digit(*p_)) ++p_;
+  }
+  if (peek() == 'e' || peek() == 'E') {
+    out.fractional_or_exponent = true;
+    ++p_;
+    if (peek() == '+' || peek() == '-') ++p_;
+    if (!is_digit(peek())) return fail_syntax(p_, "a digit in the exponent");
+    while (p_ < end_ && is_digit(*p_)) ++p_;
+  }
+  out.is_u64 = !out.negative && !out.fractional_or_exponent && !out.above_u64;
+  return true;
+}
+
+// One element of shape or data_offsets: a JSON integer in [0, 2^64).
+bool HeaderScanner::read_u64_element(Reason type_reason, std::string_view what,
+                                     std::uint64_t& out) {
+  const std::uint8_t* start = p_;
+  const int c = peek();
+  if (c == '-' || is_digit(c)) {
+    NumberForm number;
+    if (!read_number(number)) return false;
+    if (number.is_u64) {
+      out = number.value;
+      return true;
+    }
+    std::string message(what);
+    if (number.negative) {
+      message += " is negative";
+    } else if (number.fractional_or_exponent) {
+      message += " is not an integer (fraction or exponent)";
+    } else {
+      message += " exceeds 2^64-1";
+    }
+    return fail(type_reason, start, std::move(message));
+  }
+  if (starts_value(c)) {
+    std::string message(what);
+    message += " is not an unsigned integer";
+    return fail(type_reason, start, std::move(message));
+  }
+  return fail_syntax(p_, "a JSON value");
+}
+
+bool HeaderScanner::skip_value(int depth) {
+  // Iterative so that nesting costs no native stack; the depth is capped at
+  // serde_json's limit anyway. kinds[i] is true for an object.
+  bool kinds[kMaxDepth];
+  int open = 0;
+  for (;;) {
+    // Expecting a value.
+    const int c = peek();
+    if (c == '{' || c == '[') {
+      if (depth + open + 1 >= kMaxDepth) {
+        return fail(Reason::kHeaderNotJson, p_,
+                    "invalid JSON: nesting deeper than 127 levels (upstream serde_json "
+                    "recursion limit)");
+      }
+      kinds[open++] = (c == '{');
+      ++p_;
+      skip_whitespace();
+      const int close = (c == '{') ? '}' : ']';
+      if (peek() == close) {
+        ++p_;
+        --open;
+      } else if (c == '{') {
+        if (peek() != '"') return fail_syntax(p_, "a key string or '}'");
+        StringValue key;
+        if (!read_string(skip_scratch_, key)) return false;
+        skip_whitespace();
+        if (!expect(':', "':' after an object key")) return false;
+        skip_whitespace();
+        continue;
+      } else {
+        continue;  // first array element
+      }
+    } else if (c == '"') {
+      StringValue ignored;
+      if (!read_string(skip_scratch_, ignored)) return false;
+    } else if (c == '-' || is_digit(c)) {
+      const std::uint8_t* start = p_;
+      NumberForm number;
+      if (!read_number(number)) return false;
+      // serde_json reads integers above u64 and all non-integers as f64 and
+      // rejects a magnitude that overflows it ("number out of range").
+      if (!number.is_u64 && number_overflows_f64(start, p_)) {
+        return fail(Reason::kHeaderNotJson, start, "invalid JSON: number out of range for f64");
+      }
+    } else if (c == 't') {
+      if (!read_literal("true")) return false;
+    } else if (c == 'f') {
+      if (!read_literal("false")) return false;
+    } else if (c == 'n') {
+      if (!read_literal("null")) return false;
+    } else {
+      return fail_syntax(p_, "a JSON value");
+    }
+    // After a value: close containers or move to the next element.
+    for (;;) {
+      if (open == 0) return true;
+      skip_whitespace();
+      const bool in_object = kinds[open - 1];
+      if (peek() == ',') {
+        ++p_;
+        skip_whitespace();
+        if (in_object) {
+          if (peek() != '"') return fail_syntax(p_, "a key string");
+          StringValue key;
+          if (!read_string(skip_scratch_, key)) return false;
+          skip_whitespace();
+          if (!expect(':', "':' after an object key")) return false;
+          skip_whitespace();
+        }
+        break;  // next value
+      }
+      if (peek() == (in_object ? '}' : ']')) {
+        ++p_;
+        --open;
+        continue;
+      }
+      return fail_syntax(p_, in_object ? "',' or '}'" : "',' or ']'");
+    }
+  }
+}
+
+bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
+                               bool is_metadata_key) {
+  if (name.text.size() > options_.limits.max_name_bytes) {
+    return fail(Reason::kLimitExceeded, at,
+                std::string(is_metadata_key ? "metadata key" : "tensor name") + " of " +
+                    std::to_string(name.text.size()) + " bytes exceeds max_name_bytes " +
+                    std::to_string(options_.limits.max_name_bytes));
+  }
+  if (strict() && name.has_nul) {
+    return fail(Reason::kNameInvalid, at,
+                std::string(is_metadata_key ? "metadata key " : "tensor name ") +
+                    quoted(name.text) +
+                    " contains U+0000 (C-string readers would see a different name)");
+  }
+  return true;
+}
+
+bool HeaderScanner::scan(
+    std::vector<TensorInfo>& tensors,
+    std::optional<std::vector<std::pair<std::string, std::string>>>& metadata) {
+  return read_document(tensors, metadata);
+}
+
+bool HeaderScanner::read_document(
+    std::vector<TensorInfo>& tensors,
+    std::optional<std::vector<std::pair<std::string, std::string>>>& metadata) {
+  if (begin_ == end_) {
+    return fail(Reason::kHeaderNotJson, p_, "invalid JSON: the header is empty (N = 0)");
+  }
+  if (strict()) {
+    if (*p_ != '{') {
+      return fail(Reason::kHeaderBadStart, p_,
+                  "the header must begin with '{' (no leading whitespace or BOM)");
+    }
+  } else {
+    skip_whitespace();
+    if (peek() != '{') return fail_syntax(p_, "'{' (the header must be a JSON object)");
+  }
+  ++p_;
+  bool metadata_seen = false;
+  skip_whitespace();
+  if (peek() == '}') {
+    ++p_;
+  } else {
+    for (;;) {
+      if (peek() != '"') return fail_syntax(p_, "a tensor name string");
+      const std::uint8_t* key_at = p_;
+      StringValue key;
+      if (!read_string(key_scratch_, key)) return false;
+      skip_whitespace();
+      if (!expect(':', "':' after a key")) return false;
+      skip_whitespace();
+      if (key.text == kMetadataKey) {
+        if (metadata_seen) {
+          return fail(Reason::kDuplicateKey, key_at, "\"__metadata__\" appears twice");
+        }
+        metadata_seen = true;
+        if (!read_metadata(metadata)) return false;
+      } else {
+        if (!check_name(key, key_at, false)) return false;
+        if (tensors.size() >= options_.limits.max_tensors) {
+          return fail(Reason::kLimitExceeded, key_at,
+                      "more than max_tensors (" + std::to_string(options_.limits.max_tensors) +
+                          ") tensors");
+        }
+        tensors.emplace_back();
+        TensorInfo& tensor = tensors.back();
+        tensor.name.assign(key.text);
+        tensor.header_offset = offset_of(key_at);
+        const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
+        const std::uint32_t existing = tensor_names_.find_or_insert(
+            tensor.name, new_index,
+            [&tensors](std::uint32_t i) -> std::string_view { return tensors[i].name; });
+        if (existing != NameIndex::kAbsent && strict()) {
+          return fail(Reason::kDuplicateKey, key_at,
+                      "tensor name " + quoted(tensor.name) + " appears twice (first at byte " +
+                          std::to_string(tensors[existing].header_offset) + ")");
+        }
+        if (!read_tensor_entry(tensors.back())) return false;
+        if (existing != NameIndex::kAbsent) {
+          // Reference profile: upstream collects entries into a HashMap, so the
+          // last one wins; the earlier entry had to be well-typed all the same.
+          tensors[existing] = std::move(tensors.back());
+          tensors.pop_back();
+        }
+      }
+      skip_whitespace();
+      if (peek() == ',') {
+        ++p_;
+        skip_whitespace();
+        continue;
+      }
+      if (peek() == '}') {
+        ++p_;
+        break;
+      }
+      return fail_syntax(p_, "',' or '}' after a header entry");
+    }
+  }
+  // After the top-level object.
+  if (strict()) {
+    for (; p_ < end_; ++p_) {
+      if (*p_ != ' ') {
+        return fail(Reason::kHeaderBadPadding, p_,
+                    "only spaces (0x20) may follow the header object as padding");
+      }
+    }
+    return true;
+  }
+  skip_whitespace();
+  if (p_ != end_) {
+    return fail(Reason::kHeaderNotJson, p_,
+                "invalid JSON: trailing characters after the header object");
+  }
+  return true;
+}
+
+bool HeaderScanner::read_metadata(
+    std::optional<std::vector<std::pair<std::string, std::string>>>& metadata) {
+  const std::uint8_t* value_at = p_;
+  const int c = peek();
+  if (c == 'n') {
+    if (!read_literal("null")) return false;
+    if (strict()) {
+      return fail(Reason::kMetadataInvalid, value_at,
+                  "\"__metadata__\" is null (must be an object of strings)");
+    }
+    metadata.reset();  // upstream treats null as absent
+    return true;
+  }
+  if (c != '{') {
+    if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
+    return fail(Reason::kMetadataInvalid, value_at,
+                "\"__metadata__\" must be an object of string values");
+  }
+  ++p_;  // depth 2; only strings inside, so no nesting check is needed
+  auto& pairs = metadata.emplace();
+  skip_whitespace();
+  if (peek() == '}') {
+    ++p_;
+    return true;
+  }
+  for (;;) {
+    if (peek() != '"') return fail_syntax(p_, "a metadata key string");
+    const std::uint8_t* key_at = p_;
+    StringValue key;
+    if (!read_string(key_scratch_, key)) return false;
+    if (!check_name(key, key_at, true)) return false;
+    skip_whitespace();
+    if (!expect(':', "':' after a metadata key")) return false;
+    skip_whitespace();
+    const std::uint8_t* string_at = p_;
+    if (peek() != '"') {
+      if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
+      return fail(Reason::kMetadataInvalid, string_at,
+                  "metadata value for " + quoted(key.text) + " is not a string");
+    }
+    StringValue value;
+    if (!read_string(value_scratch_, value)) return false;
+    if (strict() && value.has_nul) {
+      return fail(Reason::kMetadataInvalid, string_at,
+                  "metadata value for " + quoted(key.text) + " contains U+0000");
+    }
+    pairs.emplace_back(std::string(key.text), std::string(value.text));
+    const auto new_index = static_cast<std::uint32_t>(pairs.size() - 1);
+    const std::uint32_t existing = metadata_keys_.find_or_insert(
+        pairs.back().first, new_index,
+        [&pairs](std::uint32_t i) -> std::string_view { return pairs[i].first; });
+    if (existing != NameIndex::kAbsent) {
+      if (strict()) {
+        return fail(Reason::kDuplicateKey, key_at,
+                    "metadata key " + quoted(pairs.back().first) + " appears twice");
+      }
+      pairs[existing].second = std::move(pairs.back().second);  // last wins
+      pairs.pop_back();
+    }
+    skip_whitespace();
+    if (peek() == ',') {
+      ++p_;
+      skip_whitespace();
+      continue;
+    }
+    if (peek() == '}') {
+      ++p_;
+      return true;
+    }
+    return fail_syntax(p_, "',' or '}' in \"__metadata__\"");
+  }
+}
+
+bool HeaderScanner::read_tensor_entry(TensorInfo& tensor) {
+  const int c = peek();
+  if (c == '{') return read_tensor_object(tensor);
+  if (c == '[' && !strict()) return read_tensor_array(tensor);
+  if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
+  return fail(Reason::kTensorInvalid, p_,
+              "entry for tensor " + quoted(tensor.name) +
+                  " must be an object with dtype, shape and data_offsets");
+}
+
+bool HeaderScanner::read_tensor_object(TensorInfo& tensor) {
+  ++p_;  // '{' at depth 2
+  bool have_dtype = false;
+  bool have_shape = false;
+  bool have_offsets = false;
+  skip_whitespace();
+  if (peek() != '}') {
+    for (;;) {
+      if (peek() != '"') return fail_syntax(p_, "a field name string");
+      const std::uint8_t* field_at = p_;
+      StringValue field;
+      if (!read_string(key_scratch_, field)) return false;
+      skip_whitespace();
+      if (!expect(':', "':' after a field name")) return false;
+      skip_whitespace();
+      bool* seen = nullptr;
+      if (field.text == "dtype") {
+        seen = &have_dtype;
+      } else if (field.text == "shape") {
+        seen = &have_shape;
+      } else if (field.text == "data_offsets") {
+        seen = &have_offsets;
+      }
+      if (seen != nullptr && *seen) {
+        return fail(
+            Reason::kDuplicateKey, field_at,
+            "field " + quoted(field.text) + " appears twice in tensor " + quoted(tensor.name));
+      }
+      if (seen == &have_dtype) {
+        if (!read_dtype(tensor.dtype)) return false;
+      } else if (seen == &have_shape) {
+        if (!read_shape(tensor.shape)) return false;
+      } else if (seen == &have_offsets) {
+        if (!read_offsets(tensor.begin, tensor.end)) return false;
+      } else if (strict()) {
+        return fail(Reason::kTensorInvalid, field_at,
+                    "unknown field " + quoted(field.text) + " in tensor " + quoted(tensor.name));
+      } else if (!skip_value(2)) {
+        return false;  // upstream ignores unknown fields, but they must be JSON
+      }
+      if (seen != nullptr) *seen = true;
+      skip_whitespace();
+      if (peek() == ',') {
+        ++p_;
+        skip_whitespace();
+        continue;
+      }
+      if (peek() == '}') break;
+      return fail_syntax(p_, "',' or '}' in a tensor entry");
+    }
+  }
+  const char* missing = !have_dtype     ? "dtype"
+                        : !have_shape   ? "shape"
+                        : !have_offsets ? "data_offsets"
+                                        : nullptr;
+  if (missing != nullptr) {
+    return fail(Reason::kTensorInvalid, p_,
+                std::string("tensor ") + quoted(tensor.name) + " has no \"" + missing + "\" field");
+  }
+  ++p_;  // '}'
+  return true;
+}
+
+// Reference profile only: serde accepts a struct written as a sequence of its
+// fields in declaration order, [dtype, shape, data_offsets].
+bool HeaderScanner::read_tensor_array(TensorInfo& tensor) {
+  ++p_;  // '[' at depth 2
+  auto wrong_length = [&](const char* count) {
+    return fail(Reason::kTensorInvalid, p_,
+                "array-form entry for tensor " + quoted(tensor.name) + " has " + count +
+                    " elements, needs exactly 3 [dtype, shape, data_offsets]");
+  };
+  skip_whitespace();
+  if (peek() == ']') return wrong_length("0");
+  if (!read_dtype(tensor.dtype)) return false;
+  skip_whitespace();
+  if (peek() == ']') return wrong_length("1");
+  if (!expect(',', "',' or ']' in an array-form tensor entry")) return false;
+  skip_whitespace();
+  if (!read_shape(tensor.shape)) return false;
+  skip_whitespace();
+  if (peek() == ']') return wrong_length("2");
+  if (!expect(',', "',' or ']' in an array-form tensor entry")) return false;
+  skip_whitespace();
+  if (!read_offsets(tensor.begin, tensor.end)) return false;
+  skip_whitespace();
+  if (peek() == ',') {
+    if (!comma_before_value()) return false;
+    return wrong_length("more than 3");
+  }
+  return expect(']', "']' closing an array-form tensor entry");
+}
+
+// At a ',' inside an array that already holds all the elements it may have:
+// a further value is a schema fault, a trailing comma a syntax fault. Leaves
+// p_ at the extra value when it returns true.
+bool HeaderScanner::comma_before_value() {
+  ++p_;
+  skip_whitespace();
+  return starts_value(peek()) || fail_syntax(p_, "a JSON value");
+}
+
+bool HeaderScanner::read_dtype(Dtype& out) {
+  const std::uint8_t* at = p_;
+  const int c = peek();
+  if (c == '"') {
+    StringValue name;
+    if (!read_string(value_scratch_, name)) return false;
+    if (auto d = dtype_from_name(name.text)) {
+      out = *d;
+      return true;
+    }
+    return fail(Reason::kDtypeInvalid, at,
+                "unknown dtype " + quoted(name.text) + " (names are exact and case-sensitive)");
+  }
+  if (c == '{' && !strict()) {
+    // serde's externally tagged enum: {"F32": null} is the unit variant F32.
+    ++p_;  // depth 3
+    skip_whitespace();
+    if (peek() != '"') {
+      if (peek() == '}') {
+        return fail(Reason::kDtypeInvalid, at, "dtype map must have exactly one key");
+      }
+      return fail_syntax(p_, "a key string");
+    }
+    StringValue name;
+    if (!read_string(value_scratch_, name)) return false;
+    const auto dtype = dtype_from_name(name.text);
+    if (!dtype) return fail(Reason::kDtypeInvalid, at, "unknown dtype " + quoted(name.text));
+    skip_whitespace();
+    if (!expect(':', "':' after a key")) return false;
+    skip_whitespace();
+    if (peek() != 'n') {
+      if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
+      return fail(Reason::kDtypeInvalid, at, "dtype map value must be null (a unit variant)");
+    }
+    if (!read_literal("null")) return false;
+    skip_whitespace();
+    if (peek() == ',') return fail(Reason::kDtypeInvalid, at, "dtype map has more than one key");
+    if (!expect('}', "'}' closing the dtype map")) return false;
+    out = *dtype;
+    return true;
+  }
+  if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
+  return fail(Reason::kDtypeInvalid, at, "dtype must be a string naming one of the 22 dtypes");
+}
+
+bool HeaderScanner::read_shape(std::vector<std::uint64_t>& out) {
+  if (peek() != '[') {
+    if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
+    return fail(Reason::kShapeInvalid, p_, "shape must be an array of unsigned integers");
+  }
+  ++p_;
+  out.clear();
+  skip_whitespace();
+  if (peek() == ']') {
+    ++p_;
+    return true;
+  }
+  for (;;) {
+    if (out.size() >= options_.limits.max_rank) {
+      return fail(Reason::kLimitExceeded, p_,
+                  "shape has more than max_rank (" + std::to_string(options_.limits.max_rank) +
+                      ") dimensions");
+    }
+    std::uint64_t dim;
+    if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
+    out.push_back(dim);
+    skip_whitespace();
+    if (peek() == ',') {
+      ++p_;
+      skip_whitespace();
+      continue;
+    }
+    if (peek() == ']') {
+      ++p_;
+      return true;
+    }
+    return fail_syntax(p_, "',' or ']' in shape");
+  }
+}
+
+bool HeaderScanner::read_offsets(std::uint64_t& begin, std::uint64_t& end) {
+  const std::uint8_t* at = p_;
+  if (peek() != '[') {
+    if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
+    return fail(Reason::kOffsetsInvalid, at, "data_offsets must be an array [begin, end]");
+  }
+  ++p_;
+  skip_whitespace();
+  if (peek() == ']')
+    return fail(Reason::kOffsetsInvalid, p_, "data_offsets is empty, needs [begin, end]");
+  std::uint64_t first;
+  if (!read_u64_element(Reason::kOffsetsInvalid, "data offset", first)) return false;
+  skip_whitespace();
+  if (peek() == ']')
+    return fail(Reason::kOffsetsInvalid, p_, "data_offsets has 1 element, needs [begin, end]");
+  if (!expect(',', "',' in data_offsets")) return false;
+  skip_whitespace();
+  std::uint64_t second;
+  if (!read_u64_element(Reason::kOffsetsInvalid, "data offset", second)) return false;
+  skip_whitespace();
+  if (peek() == ',') {
+    if (!comma_before_value()) return false;
+    return fail(Reason::kOffsetsInvalid, p_, "data_offsets has more than 2 elements");
+  }
+  if (!expect(']', "']' closing data_offsets")) return false;
+  begin = first;
+  end = second;
+  return true;
+}
+
+}  // namespace stguard::detail
