@@ -128,10 +128,14 @@ Result<std::span<const std::uint8_t>> File::tensor_data(std::string_view name) c
   return tensor_data(*tensor);
 }
 
-Result<Header> check_file(const std::string& path, const ParseOptions& options) {
-  // Reads only the prefix and the header with pread: nothing else of the file
-  // is touched, and a file truncated while being checked gives an error, not
-  // a SIGBUS as a mapping would.
+namespace {
+
+// Reads only the prefix and the header with pread: nothing else of the file
+// is touched, and a file truncated while being checked gives an error, not
+// a SIGBUS as a mapping would. Calls `check(head_bytes, file_size)`.
+template <class Check>
+auto read_head_and(const std::string& path, const ParseOptions& options, Check&& check)
+    -> decltype(check(std::span<const std::uint8_t>(), std::uint64_t{})) {
   int raw_fd = -1;
   Result<std::uint64_t> size = open_regular(path, raw_fd);
   Fd fd(raw_fd);
@@ -149,7 +153,21 @@ Result<Header> check_file(const std::string& path, const ParseOptions& options) 
   if (!read_exactly(fd.get(), head.data() + 8, *n, 8)) {
     return Error{Reason::kIoError, 8, path + ": cannot read the header (file changed?)"};
   }
-  return parse_header(head, *size, options);
+  return check(std::span<const std::uint8_t>(head), *size);
+}
+
+}  // namespace
+
+Result<Header> check_file(const std::string& path, const ParseOptions& options) {
+  return read_head_and(path, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
+    return parse_header(head, size, options);
+  });
+}
+
+Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options) {
+  return read_head_and(path, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
+    return validate_header(head, size, options);
+  });
 }
 
 }  // namespace stguard

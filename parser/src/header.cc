@@ -15,6 +15,34 @@ std::uint64_t load_le64(const std::uint8_t* p) noexcept {
   return v;
 }
 
+// Every check, into the compact scanned form. Returns the header length N.
+Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                                     const ParseOptions& options, detail::ScannedHeader& out) {
+  Result<std::uint64_t> length = parse_header_length(bytes, file_size, options.limits);
+  if (!length) return length;
+  const std::uint64_t n = *length;
+  if (bytes.size() - 8 < n) {
+    return Error{Reason::kIoError, bytes.size(),
+                 "only " + std::to_string(bytes.size()) + " bytes are available, the header " +
+                     "needs " + std::to_string(8 + n)};
+  }
+  const std::uint8_t* header_begin = bytes.data() + 8;
+  const auto header_size = static_cast<std::size_t>(n);
+
+  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
+  if (bad != header_size) {
+    return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
+                 "header is not valid UTF-8 (invalid sequence starting here)"};
+  }
+
+  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
+  if (!scanner.scan(out)) return scanner.take_error();
+  if (auto fault = detail::check_sizes_and_layout(out, n, file_size, options.profile)) {
+    return std::move(*fault);
+  }
+  return n;
+}
+
 }  // namespace
 
 std::string_view profile_name(Profile profile) noexcept {
@@ -68,33 +96,39 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
   return n;
 }
 
+Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                                      const ParseOptions& options) {
+  detail::ScannedHeader scanned;
+  Result<std::uint64_t> n = scan_and_check(bytes, file_size, options, scanned);
+  if (!n) return std::move(n).error();
+  HeaderSummary summary;
+  summary.tensor_count = scanned.tensors.size();
+  summary.has_metadata = scanned.metadata.has_value();
+  summary.metadata_count = scanned.metadata ? scanned.metadata->size() : 0;
+  summary.header_len = *n;
+  summary.file_size = file_size;
+  return summary;
+}
+
 Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
                             const ParseOptions& options) {
-  Result<std::uint64_t> length = parse_header_length(bytes, file_size, options.limits);
-  if (!length) return std::move(length).error();
-  const std::uint64_t n = *length;
-  if (bytes.size() - 8 < n) {
-    return Error{Reason::kIoError, bytes.size(),
-                 "only " + std::to_string(bytes.size()) + " bytes are available, the header " +
-                     "needs " + std::to_string(8 + n)};
-  }
-  const std::uint8_t* header_begin = bytes.data() + 8;
-  const auto header_size = static_cast<std::size_t>(n);
-
-  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
-  if (bad != header_size) {
-    return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
-                 "header is not valid UTF-8 (invalid sequence starting here)"};
-  }
-
+  detail::ScannedHeader scanned;
+  Result<std::uint64_t> n = scan_and_check(bytes, file_size, options, scanned);
+  if (!n) return std::move(n).error();
   Header header;
-  header.header_len = n;
+  header.header_len = *n;
   header.file_size = file_size;
-  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
-  if (!scanner.scan(header.tensors, header.metadata)) return scanner.take_error();
-
-  if (auto fault = detail::check_sizes_and_layout(header.tensors, n, file_size, options.profile)) {
-    return std::move(*fault);
+  header.metadata = std::move(scanned.metadata);
+  header.tensors.reserve(scanned.tensors.size());
+  for (const detail::TensorRecord& r : scanned.tensors) {
+    TensorInfo& t = header.tensors.emplace_back();
+    t.name.assign(scanned.name(r));
+    const std::span<const std::uint64_t> shape = scanned.shape(r);
+    t.shape.assign(shape.begin(), shape.end());
+    t.begin = r.begin;
+    t.end = r.end;
+    t.header_offset = r.header_offset;
+    t.dtype = r.dtype;
   }
   return header;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "scanner.h"
 #include "stguard/error.h"
 #include "stguard/header.h"
 
@@ -16,9 +17,8 @@ namespace stguard::detail {
 // u64, whole bytes, end - begin equals the implied size. Then, sorted by
 // (begin, end, document order): no tensor past the buffer, no hole, no
 // overlap, no trailing bytes. Returns the first fault, or nullopt.
-std::optional<Error> check_sizes_and_layout(const std::vector<TensorInfo>& tensors,
-                                            std::uint64_t header_len, std::uint64_t file_size,
-                                            Profile profile);
+std::optional<Error> check_sizes_and_layout(const ScannedHeader& header, std::uint64_t header_len,
+                                            std::uint64_t file_size, Profile profile);
 
 }  // namespace stguard::detail
 

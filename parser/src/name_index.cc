@@ -35,19 +35,20 @@ const std::uint64_t kSecret = make_secret();
 }  // namespace
 
 std::uint64_t hash_name(std::string_view name) noexcept {
-  std::uint64_t h = kSecret ^ (name.size() * 0x9E3779B97F4A7C15ULL);
+  // One multiply per 8 bytes, seeded with the secret, then a full mix.
+  std::uint64_t h = kSecret ^ name.size();
   const char* p = name.data();
   std::size_t n = name.size();
   while (n >= 8) {
     std::uint64_t w;
     std::memcpy(&w, p, 8);
-    h = mix(h ^ w) + kSecret;
+    h = (((h << 23) | (h >> 41)) ^ w) * 0x9E3779B97F4A7C15ULL;
     p += 8;
     n -= 8;
   }
   std::uint64_t tail = 0;
   std::memcpy(&tail, p, n);
-  return mix(h ^ tail ^ kSecret);
+  return mix(h ^ tail);
 }
 
 }  // namespace stguard::detail

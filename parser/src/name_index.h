@@ -21,39 +21,44 @@ class NameIndex {
 
   // Returns the index stored for a name equal to `name` (compared through
   // `name_of(index)`), or inserts `index` and returns kAbsent.
+  // Sizes the table for `count` names without regrowth.
+  void reserve(std::size_t count) {
+    std::size_t size = 16;
+    while (size < count * 2) size *= 2;
+    if (size > slots_.size() && count_ == 0) slots_.assign(size, Slot{});
+  }
+
   template <class NameOf>
   std::uint32_t find_or_insert(std::string_view name, std::uint32_t index, NameOf&& name_of) {
-    if ((count_ + 1) * 2 > slots_.size()) grow(name_of);
-    const std::uint64_t h = hash_name(name);
-    const std::uint32_t tag = static_cast<std::uint32_t>(h >> 32);
-    std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+    if ((count_ + 1) * 2 > slots_.size()) grow();
+    const auto hash = static_cast<std::uint32_t>(hash_name(name));
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
       if (s.index == kAbsent) {
-        s = Slot{index, tag};
+        s = Slot{index, hash};
         ++count_;
         return kAbsent;
       }
-      if (s.tag == tag && name_of(s.index) == name) return s.index;
+      if (s.hash == hash && name_of(s.index) == name) return s.index;
     }
   }
 
  private:
   struct Slot {
     std::uint32_t index = kAbsent;
-    std::uint32_t tag = 0;  // high hash bits: most mismatches skip the string compare
+    std::uint32_t hash = 0;  // kept so growing never rehashes names, and most
+                             // mismatches skip the string compare
   };
 
-  template <class NameOf>
-  void grow(NameOf&& name_of) {
+  void grow() {
     std::vector<Slot> old;
     old.swap(slots_);
     slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
     const std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.index == kAbsent) continue;
-      const std::uint64_t h = hash_name(name_of(s.index));
-      std::size_t i = static_cast<std::size_t>(h) & mask;
+      std::size_t i = s.hash & mask;
       while (slots_[i].index != kAbsent) i = (i + 1) & mask;
       slots_[i] = s;
     }

@@ -1,5 +1,6 @@
 #include "scanner.h"
 
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <system_error>
@@ -21,10 +22,10 @@ bool starts_value(int c) noexcept {
          c == 'n';
 }
 
-// SWAR test over 8 bytes: does any byte equal '"' or '\\', or fall below 0x20?
-// False positives only next to a true positive, so a hit falls back to the
-// byte loop for those 8 bytes.
-bool may_end_plain_run(std::uint64_t w) noexcept {
+// SWAR over 8 bytes loaded little-endian: a mask with the high bit set in
+// each byte that is '"', '\\' or below 0x20. Borrows can only flag bytes above
+// a true hit, so the lowest set bit always marks a real one.
+std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
   constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
   const std::uint64_t quote = w ^ (kOnes * '"');
@@ -32,7 +33,43 @@ bool may_end_plain_run(std::uint64_t w) noexcept {
   const std::uint64_t has_quote = (quote - kOnes) & ~quote;
   const std::uint64_t has_backslash = (backslash - kOnes) & ~backslash;
   const std::uint64_t has_control = (w - kOnes * 0x20) & ~w;
-  return ((has_quote | has_backslash | has_control) & kHigh) != 0;
+  return (has_quote | has_backslash | has_control) & kHigh;
+}
+
+std::uint64_t load_le64(const std::uint8_t* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+
+// Are all 8 bytes of a little-endian word ASCII digits? Every byte must have
+// high nibble 3, and adding 6 must not carry it out of 0x3_ (0x3A..0x3F would).
+bool all_eight_digits(std::uint64_t w) noexcept {
+  constexpr std::uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
+  constexpr std::uint64_t kThrees = 0x3030303030303030ULL;
+  return (w & kHighNibbles) == kThrees && ((w + 0x0606060606060606ULL) & kHighNibbles) == kThrees;
+}
+
+// The value of 8 ASCII digits, the first digit in the lowest byte. Combines
+// neighbours in three rounds (pairs, quads, the whole) with one multiply
+// each; no lane ever exceeds its width.
+std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
+  w -= 0x3030303030303030ULL;                         // bytes 0..9
+  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFULL;    // 16-bit lanes 0..99
+  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFULL;  // 32-bit lanes 0..9999
+  return (w * 10000 + (w >> 32)) & 0xFFFFFFFFULL;
+}
+
+// The first '"', '\\' or control byte in [p, end), or end.
+const std::uint8_t* find_string_stop(const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  while (end - p >= 8) {
+    const std::uint64_t mask = string_stop_mask(load_le64(p));
+    if (mask != 0) return p + __builtin_ctzll(mask) / 8;
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) ++p;
+  return p;
 }
 
 // For a well-formed JSON number literal: does its value round to infinity as
@@ -116,7 +153,13 @@ bool HeaderScanner::fail_syntax(const std::uint8_t* at, std::string_view expecte
 }
 
 void HeaderScanner::skip_whitespace() noexcept {
-  while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  // Compact headers have no whitespace: every JSON whitespace byte is <= ' ',
+  // so one compare settles the common case.
+  if (p_<end_&& * p_> ' ') return;
+  // A local cursor: stores through the member would alias every byte read.
+  const std::uint8_t* p = p_;
+  while (p < end_ && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+  p_ = p;
 }
 
 bool HeaderScanner::expect(char c, std::string_view what) {
@@ -230,12 +273,7 @@ bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
   bool escaped = false;
   out.has_nul = false;
   for (;;) {
-    while (end_ - p_ >= 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p_, 8);
-      if (may_end_plain_run(w)) break;
-      p_ += 8;
-    }
+    p_ = find_string_stop(p_, end_);
     if (p_ >= end_) return fail_syntax(p_, "'\"' to close the string");
     const std::uint8_t c = *p_;
     if (c == '"') {
@@ -246,6 +284,7 @@ bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
         scratch.append(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p_ - run));
         out.text = scratch;
       }
+      out.decoded = escaped;
       ++p_;
       return true;
     }
@@ -262,12 +301,22 @@ bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
       run = p_;
       continue;
     }
-    if (c < 0x20) {
-      return fail(Reason::kHeaderNotJson, p_,
-                  "invalid JSON: control character inside a string (must be escaped)");
-    }
-    ++p_;
+    // Only a control character is left.
+    return fail(Reason::kHeaderNotJson, p_,
+                "invalid JSON: control character inside a string (must be escaped)");
   }
+}
+
+bool HeaderScanner::match_plain_key(std::string_view quoted_key, StringValue& out) noexcept {
+  const std::size_t n = quoted_key.size();
+  if (static_cast<std::size_t>(end_ - p_) < n || std::memcmp(p_, quoted_key.data(), n) != 0) {
+    return false;
+  }
+  p_ += n;
+  out.text = quoted_key.substr(1, n - 2);
+  out.has_nul = false;
+  out.decoded = false;
+  return true;
 }
 
 bool HeaderScanner::read_number(NumberForm& out) {
@@ -285,13 +334,20 @@ bool HeaderScanner::read_number(NumberForm& out) {
       return fail(Reason::kHeaderNotJson, start, "invalid JSON: number with a leading zero");
     }
   } else {
+    const std::uint8_t* digits = p_;
+    const std::uint8_t* p = p_;
+    while (p < end_ && is_digit(*p)) ++p;
+    p_ = p;
     std::uint64_t value = 0;
     bool overflow = false;
-    while (p_ < end_ && is_digit(*p_)) {
-      const auto digit = static_cast<std::uint64_t>(*p_ - '0');
+    // Up to 19 digits cannot overflow u64; only longer runs need the checks.
+    const std::uint8_t* unchecked_end = (p_ - digits <= 19) ? p_ : digits + 19;
+    for (const std::uint8_t* d = digits; d < unchecked_end; ++d) {
+      value = value * 10 + static_cast<std::uint64_t>(*d - '0');
+    }
+    for (const std::uint8_t* d = unchecked_end; d < p_ && !overflow; ++d) {
       overflow |= __builtin_mul_overflow(value, 10u, &value);
-      overflow |= __builtin_add_overflow(value, digit, &value);
-      ++p_;
+      overflow |= __builtin_add_overflow(value, static_cast<std::uint64_t>(*d - '0'), &value);
     }
     out.value = value;
     out.above_u64 = overflow;
@@ -318,6 +374,29 @@ bool HeaderScanner::read_u64_element(Reason type_reason, std::string_view what,
                                      std::uint64_t& out) {
   const std::uint8_t* start = p_;
   const int c = peek();
+  // Fast path for the common form: 1 to 19 digits without a leading zero,
+  // followed by something that cannot continue a number. Anything else takes
+  // the full grammar below.
+  if (c >= '1' && c <= '9') {
+    const std::uint8_t* p = p_;
+    std::uint64_t value = 0;
+    // Two blocks of 8 digits at most, then single digits up to 19 in all, the
+    // most that always fits in u64.
+    for (int block = 0; block < 2 && end_ - p >= 8; ++block) {
+      const std::uint64_t word = load_le64(p);
+      if (!all_eight_digits(word)) break;
+      value = value * 100'000'000 + eight_digits_value(word);
+      p += 8;
+    }
+    const std::ptrdiff_t room = 19 - (p - p_);
+    const std::uint8_t* limit = (end_ - p > room) ? p + room : end_;
+    while (p < limit && is_digit(*p)) value = value * 10 + static_cast<std::uint64_t>(*p++ - '0');
+    if (p - p_ <= 19 && p < end_ && *p != '.' && *p != 'e' && *p != 'E' && !is_digit(*p)) {
+      p_ = p;
+      out = value;
+      return true;
+    }
+  }
   if (c == '-' || is_digit(c)) {
     NumberForm number;
     if (!read_number(number)) return false;
@@ -441,15 +520,23 @@ bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
   return true;
 }
 
-bool HeaderScanner::scan(
-    std::vector<TensorInfo>& tensors,
-    std::optional<std::vector<std::pair<std::string, std::string>>>& metadata) {
-  return read_document(tensors, metadata);
+bool HeaderScanner::scan(ScannedHeader& out) {
+  out.header_begin = begin_;
+  dims_ = &out.dims;
+  // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
+  // avoids most regrowth copies while staying within ~1x the header size.
+  const auto header_size = static_cast<std::size_t>(end_ - begin_);
+  const std::size_t expected_tensors = header_size / 64;
+  if (expected_tensors <= options_.limits.max_tensors) {
+    out.tensors.reserve(expected_tensors);
+    out.dims.reserve(expected_tensors * 2);
+    tensor_names_.reserve(expected_tensors);
+  }
+  return read_document(out);
 }
 
-bool HeaderScanner::read_document(
-    std::vector<TensorInfo>& tensors,
-    std::optional<std::vector<std::pair<std::string, std::string>>>& metadata) {
+bool HeaderScanner::read_document(ScannedHeader& out) {
+  std::vector<TensorRecord>& tensors = out.tensors;
   if (begin_ == end_) {
     return fail(Reason::kHeaderNotJson, p_, "invalid JSON: the header is empty (N = 0)");
   }
@@ -481,7 +568,7 @@ bool HeaderScanner::read_document(
           return fail(Reason::kDuplicateKey, key_at, "\"__metadata__\" appears twice");
         }
         metadata_seen = true;
-        if (!read_metadata(metadata)) return false;
+        if (!read_metadata(out.metadata)) return false;
       } else {
         if (!check_name(key, key_at, false)) return false;
         if (tensors.size() >= options_.limits.max_tensors) {
@@ -489,24 +576,33 @@ bool HeaderScanner::read_document(
                       "more than max_tensors (" + std::to_string(options_.limits.max_tensors) +
                           ") tensors");
         }
-        tensors.emplace_back();
-        TensorInfo& tensor = tensors.back();
-        tensor.name.assign(key.text);
+        TensorRecord& tensor = tensors.emplace_back();
         tensor.header_offset = offset_of(key_at);
+        tensor.name_len = key.text.size();
+        if (key.decoded) {
+          // Decoded from escapes: keep a copy. Unescaped names stay in the header.
+          tensor.name_in_arena = true;
+          tensor.name_pos = out.name_arena.size();
+          out.name_arena.append(key.text);
+        } else {
+          tensor.name_pos = static_cast<std::uint64_t>(
+              reinterpret_cast<const std::uint8_t*>(key.text.data()) - begin_);
+        }
+        const std::string_view name = out.name(tensor);
         const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
         const std::uint32_t existing = tensor_names_.find_or_insert(
-            tensor.name, new_index,
-            [&tensors](std::uint32_t i) -> std::string_view { return tensors[i].name; });
+            name, new_index,
+            [&out](std::uint32_t i) -> std::string_view { return out.name(out.tensors[i]); });
         if (existing != NameIndex::kAbsent && strict()) {
           return fail(Reason::kDuplicateKey, key_at,
-                      "tensor name " + quoted(tensor.name) + " appears twice (first at byte " +
+                      "tensor name " + quoted(name) + " appears twice (first at byte " +
                           std::to_string(tensors[existing].header_offset) + ")");
         }
-        if (!read_tensor_entry(tensors.back())) return false;
+        if (!read_tensor_entry(tensors.back(), name)) return false;
         if (existing != NameIndex::kAbsent) {
           // Reference profile: upstream collects entries into a HashMap, so the
           // last one wins; the earlier entry had to be well-typed all the same.
-          tensors[existing] = std::move(tensors.back());
+          tensors[existing] = tensors.back();
           tensors.pop_back();
         }
       }
@@ -614,17 +710,17 @@ bool HeaderScanner::read_metadata(
   }
 }
 
-bool HeaderScanner::read_tensor_entry(TensorInfo& tensor) {
+bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
   const int c = peek();
-  if (c == '{') return read_tensor_object(tensor);
-  if (c == '[' && !strict()) return read_tensor_array(tensor);
+  if (c == '{') return read_tensor_object(tensor, name);
+  if (c == '[' && !strict()) return read_tensor_array(tensor, name);
   if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
-  return fail(Reason::kTensorInvalid, p_,
-              "entry for tensor " + quoted(tensor.name) +
-                  " must be an object with dtype, shape and data_offsets");
+  return fail(
+      Reason::kTensorInvalid, p_,
+      "entry for tensor " + quoted(name) + " must be an object with dtype, shape and data_offsets");
 }
 
-bool HeaderScanner::read_tensor_object(TensorInfo& tensor) {
+bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view name) {
   ++p_;  // '{' at depth 2
   bool have_dtype = false;
   bool have_shape = false;
@@ -635,7 +731,12 @@ bool HeaderScanner::read_tensor_object(TensorInfo& tensor) {
       if (peek() != '"') return fail_syntax(p_, "a field name string");
       const std::uint8_t* field_at = p_;
       StringValue field;
-      if (!read_string(key_scratch_, field)) return false;
+      // Writers emit the three field names without escapes; match those
+      // directly and leave everything else to the general string reader.
+      if (!match_plain_key("\"dtype\"", field) && !match_plain_key("\"shape\"", field) &&
+          !match_plain_key("\"data_offsets\"", field) && !read_string(key_scratch_, field)) {
+        return false;
+      }
       skip_whitespace();
       if (!expect(':', "':' after a field name")) return false;
       skip_whitespace();
@@ -648,19 +749,18 @@ bool HeaderScanner::read_tensor_object(TensorInfo& tensor) {
         seen = &have_offsets;
       }
       if (seen != nullptr && *seen) {
-        return fail(
-            Reason::kDuplicateKey, field_at,
-            "field " + quoted(field.text) + " appears twice in tensor " + quoted(tensor.name));
+        return fail(Reason::kDuplicateKey, field_at,
+                    "field " + quoted(field.text) + " appears twice in tensor " + quoted(name));
       }
       if (seen == &have_dtype) {
         if (!read_dtype(tensor.dtype)) return false;
       } else if (seen == &have_shape) {
-        if (!read_shape(tensor.shape)) return false;
+        if (!read_shape(tensor)) return false;
       } else if (seen == &have_offsets) {
         if (!read_offsets(tensor.begin, tensor.end)) return false;
       } else if (strict()) {
         return fail(Reason::kTensorInvalid, field_at,
-                    "unknown field " + quoted(field.text) + " in tensor " + quoted(tensor.name));
+                    "unknown field " + quoted(field.text) + " in tensor " + quoted(name));
       } else if (!skip_value(2)) {
         return false;  // upstream ignores unknown fields, but they must be JSON
       }
@@ -681,7 +781,7 @@ bool HeaderScanner::read_tensor_object(TensorInfo& tensor) {
                                         : nullptr;
   if (missing != nullptr) {
     return fail(Reason::kTensorInvalid, p_,
-                std::string("tensor ") + quoted(tensor.name) + " has no \"" + missing + "\" field");
+                std::string("tensor ") + quoted(name) + " has no \"" + missing + "\" field");
   }
   ++p_;  // '}'
   return true;
@@ -689,11 +789,11 @@ bool HeaderScanner::read_tensor_object(TensorInfo& tensor) {
 
 // Reference profile only: serde accepts a struct written as a sequence of its
 // fields in declaration order, [dtype, shape, data_offsets].
-bool HeaderScanner::read_tensor_array(TensorInfo& tensor) {
+bool HeaderScanner::read_tensor_array(TensorRecord& tensor, std::string_view name) {
   ++p_;  // '[' at depth 2
   auto wrong_length = [&](const char* count) {
     return fail(Reason::kTensorInvalid, p_,
-                "array-form entry for tensor " + quoted(tensor.name) + " has " + count +
+                "array-form entry for tensor " + quoted(name) + " has " + count +
                     " elements, needs exactly 3 [dtype, shape, data_offsets]");
   };
   skip_whitespace();
@@ -703,7 +803,7 @@ bool HeaderScanner::read_tensor_array(TensorInfo& tensor) {
   if (peek() == ']') return wrong_length("1");
   if (!expect(',', "',' or ']' in an array-form tensor entry")) return false;
   skip_whitespace();
-  if (!read_shape(tensor.shape)) return false;
+  if (!read_shape(tensor)) return false;
   skip_whitespace();
   if (peek() == ']') return wrong_length("2");
   if (!expect(',', "',' or ']' in an array-form tensor entry")) return false;
@@ -771,27 +871,31 @@ bool HeaderScanner::read_dtype(Dtype& out) {
   return fail(Reason::kDtypeInvalid, at, "dtype must be a string naming one of the 22 dtypes");
 }
 
-bool HeaderScanner::read_shape(std::vector<std::uint64_t>& out) {
+bool HeaderScanner::read_shape(TensorRecord& tensor) {
   if (peek() != '[') {
     if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
     return fail(Reason::kShapeInvalid, p_, "shape must be an array of unsigned integers");
   }
   ++p_;
-  out.clear();
+  // Dimensions are appended to the shared dims storage.
+  std::vector<std::uint64_t>& dims = *dims_;
+  tensor.shape_pos = dims.size();
+  tensor.rank = 0;
   skip_whitespace();
   if (peek() == ']') {
     ++p_;
     return true;
   }
   for (;;) {
-    if (out.size() >= options_.limits.max_rank) {
+    if (tensor.rank >= options_.limits.max_rank) {
       return fail(Reason::kLimitExceeded, p_,
                   "shape has more than max_rank (" + std::to_string(options_.limits.max_rank) +
                       ") dimensions");
     }
     std::uint64_t dim;
     if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
-    out.push_back(dim);
+    dims.push_back(dim);
+    ++tensor.rank;
     skip_whitespace();
     if (peek() == ',') {
       ++p_;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,38 @@
 
 namespace stguard::detail {
 
+// A tensor as scanned: fixed-size, no allocation of its own. The name and the
+// shape live in ScannedHeader's storage so that validating a header costs no
+// allocation per tensor; the public TensorInfo is built only on request.
+struct TensorRecord {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::uint64_t header_offset = 0;  // absolute offset of the name's '"'
+  std::uint64_t name_pos = 0;       // into the header bytes, or the name arena
+  std::uint64_t name_len = 0;
+  std::uint64_t shape_pos = 0;  // into ScannedHeader::dims
+  std::uint64_t rank = 0;
+  Dtype dtype = Dtype::kU8;
+  bool name_in_arena = false;  // the name had escapes and was decoded
+};
+
+struct ScannedHeader {
+  const std::uint8_t* header_begin = nullptr;
+  std::vector<TensorRecord> tensors;  // document order (reference: dups merged)
+  std::string name_arena;             // decoded names that had escapes
+  std::vector<std::uint64_t> dims;    // all shapes, back to back
+  std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
+
+  std::string_view name(const TensorRecord& t) const noexcept {
+    const char* base =
+        t.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
+    return {base + t.name_pos, static_cast<std::size_t>(t.name_len)};
+  }
+  std::span<const std::uint64_t> shape(const TensorRecord& t) const noexcept {
+    return {dims.data() + t.shape_pos, static_cast<std::size_t>(t.rank)};
+  }
+};
+
 class HeaderScanner {
  public:
   // `begin`/`end` delimit the N header bytes; `file_base` is the absolute file
@@ -32,10 +65,9 @@ class HeaderScanner {
   HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base,
                 const ParseOptions& options) noexcept;
 
-  // Reads the whole header into `tensors` and `metadata`. On failure returns
-  // false and error() describes the first fault in document order.
-  bool scan(std::vector<TensorInfo>& tensors,
-            std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
+  // Reads the whole header into `out`. On failure returns false and
+  // take_error() gives the first fault in document order.
+  bool scan(ScannedHeader& out);
 
   Error take_error() { return std::move(error_); }
 
@@ -50,6 +82,7 @@ class HeaderScanner {
   struct StringValue {
     std::string_view text;
     bool has_nul = false;
+    bool decoded = false;  // text is in the scratch buffer, not the header
   };
 
   bool strict() const noexcept { return options_.profile == Profile::kStrict; }
@@ -64,6 +97,7 @@ class HeaderScanner {
   bool expect(char c, std::string_view what);
 
   bool read_string(std::string& scratch, StringValue& out);
+  bool match_plain_key(std::string_view quoted_key, StringValue& out) noexcept;
   bool read_escape(std::string& scratch);
   bool read_hex4(std::uint32_t& out);
   bool read_literal(std::string_view word);
@@ -83,14 +117,13 @@ class HeaderScanner {
   bool comma_before_value();
   bool skip_value(int depth);  // reference profile: any JSON value, iteratively
 
-  bool read_document(std::vector<TensorInfo>& tensors,
-                     std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
+  bool read_document(ScannedHeader& out);
   bool read_metadata(std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
-  bool read_tensor_entry(TensorInfo& tensor);
-  bool read_tensor_object(TensorInfo& tensor);
-  bool read_tensor_array(TensorInfo& tensor);
+  bool read_tensor_entry(TensorRecord& tensor, std::string_view name);
+  bool read_tensor_object(TensorRecord& tensor, std::string_view name);
+  bool read_tensor_array(TensorRecord& tensor, std::string_view name);
   bool read_dtype(Dtype& out);
-  bool read_shape(std::vector<std::uint64_t>& out);
+  bool read_shape(TensorRecord& tensor);
   bool read_offsets(std::uint64_t& begin, std::uint64_t& end);
   bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key);
 
@@ -104,6 +137,7 @@ class HeaderScanner {
   std::string key_scratch_;
   std::string value_scratch_;
   std::string skip_scratch_;
+  std::vector<std::uint64_t>* dims_ = nullptr;  // ScannedHeader::dims during scan()
   NameIndex tensor_names_;
   NameIndex metadata_keys_;
 };

@@ -57,8 +57,12 @@ class File {
 };
 
 // Opens, validates and closes: the whole structural check of one file in one
-// call. Returns the header on success.
+// call. Reads only the first 8 + N bytes (pread, no mapping). Returns the
+// header on success.
 Result<Header> check_file(const std::string& path, const ParseOptions& options = {});
+
+// As check_file, without building the tensor list (see validate_header).
+Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options = {});
 
 }  // namespace stguard
 

@@ -120,6 +120,24 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
 Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
                             const ParseOptions& options = {});
 
+// What validation establishes about a file without building the tensor list.
+struct HeaderSummary {
+  std::uint64_t tensor_count = 0;
+  std::uint64_t metadata_count = 0;  // pairs in "__metadata__"
+  bool has_metadata = false;
+  std::uint64_t header_len = 0;  // N
+  std::uint64_t file_size = 0;
+
+  std::uint64_t data_offset() const noexcept { return 8 + header_len; }
+  std::uint64_t data_len() const noexcept { return file_size - data_offset(); }
+};
+
+// The same checks as parse_header, with the same verdict, reason and offset,
+// but without materialising names and shapes: no allocation per tensor, the
+// fastest way to answer "is this file valid?".
+Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                                      const ParseOptions& options = {});
+
 // Convenience: `bytes` is the entire file.
 inline Result<Header> parse(std::span<const std::uint8_t> bytes, const ParseOptions& options = {}) {
   return parse_header(bytes, bytes.size(), options);
