@@ -668,6 +668,16 @@ bool HeaderScanner::read_metadata(
     StringValue key;
     if (!read_string(key_scratch_, key)) return false;
     if (!check_name(key, key_at, true)) return false;
+    // Duplicates are decided at the key, before its value, as for tensor names.
+    pairs.emplace_back(std::string(key.text), std::string());
+    const auto new_index = static_cast<std::uint32_t>(pairs.size() - 1);
+    const std::uint32_t existing = metadata_keys_.find_or_insert(
+        pairs.back().first, new_index,
+        [&pairs](std::uint32_t i) -> std::string_view { return pairs[i].first; });
+    if (existing != NameIndex::kAbsent && strict()) {
+      return fail(Reason::kDuplicateKey, key_at,
+                  "metadata key " + quoted(pairs.back().first) + " appears twice");
+    }
     skip_whitespace();
     if (!expect(':', "':' after a metadata key")) return false;
     skip_whitespace();
@@ -675,25 +685,17 @@ bool HeaderScanner::read_metadata(
     if (peek() != '"') {
       if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
       return fail(Reason::kMetadataInvalid, string_at,
-                  "metadata value for " + quoted(key.text) + " is not a string");
+                  "metadata value for " + quoted(pairs.back().first) + " is not a string");
     }
     StringValue value;
     if (!read_string(value_scratch_, value)) return false;
     if (strict() && value.has_nul) {
       return fail(Reason::kMetadataInvalid, string_at,
-                  "metadata value for " + quoted(key.text) + " contains U+0000");
+                  "metadata value for " + quoted(pairs.back().first) + " contains U+0000");
     }
-    pairs.emplace_back(std::string(key.text), std::string(value.text));
-    const auto new_index = static_cast<std::uint32_t>(pairs.size() - 1);
-    const std::uint32_t existing = metadata_keys_.find_or_insert(
-        pairs.back().first, new_index,
-        [&pairs](std::uint32_t i) -> std::string_view { return pairs[i].first; });
+    pairs.back().second.assign(value.text);
     if (existing != NameIndex::kAbsent) {
-      if (strict()) {
-        return fail(Reason::kDuplicateKey, key_at,
-                    "metadata key " + quoted(pairs.back().first) + " appears twice");
-      }
-      pairs[existing].second = std::move(pairs.back().second);  // last wins
+      pairs[existing].second = std::move(pairs.back().second);  // reference: last wins
       pairs.pop_back();
     }
     skip_whitespace();
