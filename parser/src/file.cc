@@ -34,7 +34,9 @@ class Fd {
 
 // Opens a regular file read-only and returns its descriptor and size.
 Result<std::uint64_t> open_regular(const std::string& path, int& fd_out) {
-  fd_out = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would otherwise block before fstat can reject
+  // it (it has no effect on regular files).
+  fd_out = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd_out < 0) return io_error(path, "cannot open", errno);
   struct stat st {};
   if (::fstat(fd_out, &st) != 0) return io_error(path, "cannot stat", errno);
