@@ -27,8 +27,9 @@ std::optional<Error> check_size(const ScannedHeader& h, const TensorRecord& t, P
       }
     }
   } else {
-    // Strict: the non-zero dimensions times the element size must fit, since
-    // strides are computed from them whatever a zero dimension elsewhere does.
+    // Strict: the product of the non-zero dimensions must fit as well, so a
+    // zero dimension cannot hide an overflow from readers that multiply in
+    // another order or compute strides ([0, 2^64-1, 2^64-1] is rejected).
     std::uint64_t nonzero_product = 1;
     bool has_zero = false;
     for (std::uint64_t dim : h.shape(t)) {
@@ -38,10 +39,6 @@ std::optional<Error> check_size(const ScannedHeader& h, const TensorRecord& t, P
         overflow = true;
         break;
       }
-    }
-    std::uint64_t stride_bits;
-    if (!overflow && __builtin_mul_overflow(nonzero_product, bits_per_element, &stride_bits)) {
-      overflow = true;
     }
     elements = has_zero ? 0 : nonzero_product;
   }

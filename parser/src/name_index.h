@@ -28,10 +28,25 @@ class NameIndex {
     if (size > slots_.size() && count_ == 0) slots_.assign(size, Slot{});
   }
 
+  // Hashes a name and starts loading its slot into the cache. The table is
+  // large and probed at random, so a caller that has other work to do (parse
+  // the tensor entry) between this and find_or_insert hides the memory latency.
+  std::uint32_t hash_and_prefetch(std::string_view name) const noexcept {
+    const auto hash = static_cast<std::uint32_t>(hash_name(name));
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]);
+    return hash;
+  }
+
   template <class NameOf>
   std::uint32_t find_or_insert(std::string_view name, std::uint32_t index, NameOf&& name_of) {
+    return find_or_insert(hash_and_prefetch(name), name, index, name_of);
+  }
+
+  // As above with the hash from hash_and_prefetch(name).
+  template <class NameOf>
+  std::uint32_t find_or_insert(std::uint32_t hash, std::string_view name, std::uint32_t index,
+                               NameOf&& name_of) {
     if ((count_ + 1) * 2 > slots_.size()) grow();
-    const auto hash = static_cast<std::uint32_t>(hash_name(name));
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];

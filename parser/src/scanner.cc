@@ -530,7 +530,6 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   if (expected_tensors <= options_.limits.max_tensors) {
     out.tensors.reserve(expected_tensors);
     out.dims.reserve(expected_tensors * 2);
-    tensor_names_.reserve(expected_tensors);
   }
   return read_document(out);
 }
@@ -589,16 +588,19 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
               reinterpret_cast<const std::uint8_t*>(key.text.data()) - begin_);
         }
         const std::string_view name = out.name(tensor);
+        // The duplicate check comes after the entry is read so that the
+        // prefetched hash slot has arrived by then (see NameIndex).
+        const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
+        if (!read_tensor_entry(tensors.back(), name)) return false;
         const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
         const std::uint32_t existing = tensor_names_.find_or_insert(
-            name, new_index,
+            hash, name, new_index,
             [&out](std::uint32_t i) -> std::string_view { return out.name(out.tensors[i]); });
         if (existing != NameIndex::kAbsent && strict()) {
           return fail(Reason::kDuplicateKey, key_at,
                       "tensor name " + quoted(name) + " appears twice (first at byte " +
                           std::to_string(tensors[existing].header_offset) + ")");
         }
-        if (!read_tensor_entry(tensors.back(), name)) return false;
         if (existing != NameIndex::kAbsent) {
           // Reference profile: upstream collects entries into a HashMap, so the
           // last one wins; the earlier entry had to be well-typed all the same.

@@ -78,8 +78,6 @@ Result<std::uint64_t> implied_size(const TensorToWrite& t) {
   }
   if (elements != 0) elements = nonzero;
   std::uint64_t bits = 0;
-  std::uint64_t stride_bits = 0;
-  overflow |= __builtin_mul_overflow(nonzero, std::uint64_t{dtype_bits(t.dtype)}, &stride_bits);
   overflow |= __builtin_mul_overflow(elements, std::uint64_t{dtype_bits(t.dtype)}, &bits);
   if (overflow) {
     return refuse(Reason::kSizeOverflow, "tensor " + detail::quoted(t.name) +
