@@ -42,6 +42,18 @@ class NameIndex {
     return find_or_insert(hash_and_prefetch(name), name, index, name_of);
   }
 
+  // The index stored for `name` (hash from hash_and_prefetch), or kAbsent.
+  template <class NameOf>
+  std::uint32_t find(std::uint32_t hash, std::string_view name, NameOf&& name_of) const {
+    if (slots_.empty()) return kAbsent;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.index == kAbsent) return kAbsent;
+      if (s.hash == hash && name_of(s.index) == name) return s.index;
+    }
+  }
+
   // As above with the hash from hash_and_prefetch(name).
   template <class NameOf>
   std::uint32_t find_or_insert(std::uint32_t hash, std::string_view name, std::uint32_t index,

@@ -591,16 +591,23 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         // The duplicate check comes after the entry is read so that the
         // prefetched hash slot has arrived by then (see NameIndex).
         const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
-        if (!read_tensor_entry(tensors.back(), name)) return false;
-        const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
-        const std::uint32_t existing = tensor_names_.find_or_insert(
-            hash, name, new_index,
-            [&out](std::uint32_t i) -> std::string_view { return out.name(out.tensors[i]); });
-        if (existing != NameIndex::kAbsent && strict()) {
+        auto name_of = [&out](std::uint32_t i) -> std::string_view {
+          return out.name(out.tensors[i]);
+        };
+        auto duplicate = [&](std::uint32_t first) {
           return fail(Reason::kDuplicateKey, key_at,
                       "tensor name " + quoted(name) + " appears twice (first at byte " +
-                          std::to_string(tensors[existing].header_offset) + ")");
+                          std::to_string(tensors[first].header_offset) + ")");
+        };
+        if (!read_tensor_entry(tensors.back(), name)) {
+          // In document order the repeated name comes before its value's fault.
+          const std::uint32_t first = tensor_names_.find(hash, name, name_of);
+          if (strict() && first != NameIndex::kAbsent) return duplicate(first);
+          return false;
         }
+        const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
+        const std::uint32_t existing = tensor_names_.find_or_insert(hash, name, new_index, name_of);
+        if (existing != NameIndex::kAbsent && strict()) return duplicate(existing);
         if (existing != NameIndex::kAbsent) {
           // Reference profile: upstream collects entries into a HashMap, so the
           // last one wins; the earlier entry had to be well-typed all the same.
