@@ -1,0 +1,465 @@
+// tests/cli_test.cc: runs the built stguard command (STGUARD_CLI_PATH, set by
+// tests/CMakeLists.txt) on files made by hand and holds
+// its exit codes and output to the CLI contract in DESIGN.md. Message text is
+// never compared, only what the contract fixes: exit status, JSON keys and
+// values, reason names and offsets.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <stguard/stguard.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "file_builder.h"
+#include "temp_dir.h"
+
+extern char** environ;  // NOLINT: POSIX, for posix_spawn
+
+namespace {
+
+using nlohmann::json;
+using stguard_test::FileBuilder;
+using stguard_test::TempDir;
+
+struct CliRun {
+  int exit_code = -1;  // the exit status, or -1 when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Runs stguard with `args`, stdout and stderr captured to files.
+CliRun run_cli(const std::vector<std::string>& args) {
+  const TempDir capture;
+  const std::string out_path = capture.file("stdout");
+  const std::string err_path = capture.file("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  std::vector<std::string> storage = {STGUARD_CLI_PATH};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  CliRun run;
+  pid_t pid = 0;
+  const int spawn_error =
+      posix_spawn(&pid, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawn_error != 0) {
+    ADD_FAILURE() << "posix_spawn failed: " << spawn_error;
+    return run;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      ADD_FAILURE() << "waitpid failed";
+      return run;
+    }
+  }
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  run.out = slurp(out_path);
+  run.err = slurp(err_path);
+  return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Every stdout line parsed as one JSON object.
+std::vector<json> json_lines(const std::string& text) {
+  std::vector<json> out;
+  for (const std::string& line : lines_of(text)) {
+    json value = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_TRUE(value.is_object()) << "not a JSON object line: " << line;
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+std::set<std::string> keys_of(const json& object) {
+  std::set<std::string> keys;
+  for (const auto& item : object.items()) keys.insert(item.key());
+  return keys;
+}
+
+const std::set<std::string> kRejectKeys = {"file",   "verdict", "profile",
+                                           "reason", "offset",  "message"};
+const std::set<std::string> kAcceptKeys = {"file",    "verdict", "profile",    "reason",  "offset",
+                                           "message", "tensors", "header_len", "data_len"};
+
+// Seed 000's example: a F32 [2] at [0,8), b I64 [1] at [8,16); 108 bytes of
+// JSON, padded to N = 112, so the data buffer starts at byte 120.
+constexpr const char* kSeedHeader = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                    R"("b":{"dtype":"I64","shape":[1],"data_offsets":[8,16]}})";
+
+// U8 tensors at [0,2) and [3,5): a hole at data byte 2.
+constexpr const char* kGapHeader = R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},)"
+                                   R"("b":{"dtype":"U8","shape":[2],"data_offsets":[3,5]}})";
+
+class CliTest : public ::testing::Test {
+ protected:
+  std::string valid_file() {
+    return dir_.write("valid.safetensors",
+                      FileBuilder(kSeedHeader).pad_to_8().data_size(16).build());
+  }
+  std::string gap_file() {
+    return dir_.write("gap.safetensors", FileBuilder(kGapHeader).data_size(5).build());
+  }
+  std::uint64_t gap_offset() const {
+    return 8 + std::string_view(kGapHeader).size() + 2;  // 8 + N + end of a
+  }
+  std::string missing_file() const { return dir_.file("does-not-exist.safetensors"); }
+
+  TempDir dir_;
+};
+
+TEST_F(CliTest, TopLevelHelpAndVersion) {
+  for (const char* arg : {"--help", "-h", "help"}) {
+    const CliRun r = run_cli({arg});
+    EXPECT_EQ(r.exit_code, 0) << arg;
+    EXPECT_NE(r.out.find("check"), std::string::npos) << arg;
+    EXPECT_NE(r.out.find("inspect"), std::string::npos) << arg;
+  }
+  const CliRun version = run_cli({"--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("stguard ", 0), 0u) << version.out;
+}
+
+TEST_F(CliTest, SubcommandHelp) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"check", "--help"},
+                                               {"inspect", "--help"},
+                                               {"check", "-h"},
+                                               {"help", "check"},
+                                               {"help", "inspect"}}) {
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0] << " " << args[1];
+    EXPECT_NE(r.out.find("usage"), std::string::npos) << args[0] << " " << args[1];
+  }
+}
+
+TEST_F(CliTest, UsageErrorsExitTwoWithoutOutputOnStdout) {
+  const std::string valid = valid_file();
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"frobnicate"},
+      {"--bogus"},
+      {"help", "frobnicate"},
+      {"check"},
+      {"check", "--json"},
+      {"check", "--bogus", valid},
+      {"check", "--profile", "lenient", valid},
+      {"check", "--profile"},
+      {"check", "--json=yes", valid},
+      {"inspect"},
+      {"inspect", valid, valid},
+      {"inspect", "--bogus", valid},
+      {"inspect", "--profile", "STRICT", valid},
+  };
+  for (const std::vector<std::string>& args : cases) {
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << joined;
+    EXPECT_EQ(r.out, "") << joined;
+    EXPECT_NE(r.err, "") << joined;
+  }
+}
+
+TEST_F(CliTest, MaxHeaderBytesIsParsedStrictly) {
+  const std::string valid = valid_file();
+  for (const char* bad : {"", "12a", "-1", "+5", " 5", "5 ", "0x10", "1e3", "18446744073709551616",
+                          "99999999999999999999999"}) {
+    const CliRun r = run_cli({"check", "--max-header-bytes", bad, valid});
+    EXPECT_EQ(r.exit_code, 2) << "'" << bad << "'";
+    EXPECT_EQ(r.out, "") << "'" << bad << "'";
+  }
+  EXPECT_EQ(run_cli({"check", "--max-header-bytes", "18446744073709551615", valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"check", "--max-header-bytes=112", valid}).exit_code, 0);
+}
+
+TEST_F(CliTest, MaxHeaderBytesApplies) {
+  const std::string valid = valid_file();  // N = 112
+  const CliRun over = run_cli({"check", "--json", "--max-header-bytes", "111", valid});
+  EXPECT_EQ(over.exit_code, 1);
+  const std::vector<json> lines = json_lines(over.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["reason"], "HEADER_TOO_LARGE");
+  EXPECT_EQ(lines[0]["offset"], 0);
+
+  const CliRun at_limit = run_cli({"check", "--json", "--max-header-bytes", "112", valid});
+  EXPECT_EQ(at_limit.exit_code, 0);
+  ASSERT_EQ(json_lines(at_limit.out).size(), 1u);
+  EXPECT_EQ(json_lines(at_limit.out)[0]["verdict"], "accept");
+}
+
+TEST_F(CliTest, CheckJsonAccept) {
+  const std::string valid = valid_file();
+  const CliRun r = run_cli({"check", "--json", valid});
+  EXPECT_EQ(r.exit_code, 0);
+  const std::vector<json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  const json& v = lines[0];
+  EXPECT_EQ(keys_of(v), kAcceptKeys);
+  EXPECT_EQ(v["file"], valid);
+  EXPECT_EQ(v["verdict"], "accept");
+  EXPECT_EQ(v["profile"], "strict");
+  EXPECT_TRUE(v["reason"].is_null());
+  EXPECT_TRUE(v["offset"].is_null());
+  EXPECT_EQ(v["tensors"], 2);
+  EXPECT_EQ(v["header_len"], 112);
+  EXPECT_EQ(v["data_len"], 16);
+}
+
+TEST_F(CliTest, CheckJsonReject) {
+  const std::string gap = gap_file();
+  const CliRun r = run_cli({"check", "--json", gap});
+  EXPECT_EQ(r.exit_code, 1);
+  const std::vector<json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  const json& v = lines[0];
+  EXPECT_EQ(keys_of(v), kRejectKeys);
+  EXPECT_EQ(v["file"], gap);
+  EXPECT_EQ(v["verdict"], "reject");
+  EXPECT_EQ(v["profile"], "strict");
+  EXPECT_EQ(v["reason"], "OFFSET_GAP");
+  EXPECT_EQ(v["offset"], gap_offset());
+  EXPECT_TRUE(v["message"].is_string());
+}
+
+TEST_F(CliTest, CheckOneLinePerFileInOrderAndIoErrors) {
+  const std::string valid = valid_file();
+  const std::string gap = gap_file();
+  const std::string missing = missing_file();
+  std::filesystem::create_directory(dir_.file("a-directory"));
+  const std::string directory = dir_.file("a-directory");
+
+  const CliRun r = run_cli({"check", "--json", valid, gap, missing, directory, valid});
+  EXPECT_EQ(r.exit_code, 2);  // an unopenable file wins over a rejection
+  const std::vector<json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 5u);
+  const char* expected_verdicts[] = {"accept", "reject", "error", "error", "accept"};
+  const std::string files[] = {valid, gap, missing, directory, valid};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(lines[i]["file"], files[i]) << i;
+    EXPECT_EQ(lines[i]["verdict"], expected_verdicts[i]) << i;
+  }
+  for (std::size_t i : {2u, 3u}) {
+    EXPECT_EQ(keys_of(lines[i]), kRejectKeys) << i;
+    EXPECT_EQ(lines[i]["reason"], "IO_ERROR") << i;
+    EXPECT_TRUE(lines[i]["offset"].is_null()) << i;
+  }
+}
+
+TEST_F(CliTest, CheckExitCodes) {
+  const std::string valid = valid_file();
+  const std::string gap = gap_file();
+  EXPECT_EQ(run_cli({"check", valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"check", valid, valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"check", gap}).exit_code, 1);
+  EXPECT_EQ(run_cli({"check", valid, gap}).exit_code, 1);
+  EXPECT_EQ(run_cli({"check", missing_file()}).exit_code, 2);
+  EXPECT_EQ(run_cli({"check", gap, missing_file()}).exit_code, 2);
+  EXPECT_EQ(run_cli({"check", "--", valid}).exit_code, 0);
+}
+
+TEST_F(CliTest, CheckTextNamesVerdictReasonAndOffset) {
+  const std::string valid = valid_file();
+  const std::string gap = gap_file();
+  const CliRun r = run_cli({"check", valid, gap, missing_file()});
+  EXPECT_EQ(r.exit_code, 2);
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[0].find(valid), std::string::npos);
+  EXPECT_NE(lines[0].find("accept"), std::string::npos);
+  EXPECT_NE(lines[1].find(gap), std::string::npos);
+  EXPECT_NE(lines[1].find("reject"), std::string::npos);
+  EXPECT_NE(lines[1].find("OFFSET_GAP"), std::string::npos);
+  EXPECT_NE(lines[1].find(std::to_string(gap_offset())), std::string::npos);
+  EXPECT_NE(lines[2].find("IO_ERROR"), std::string::npos);
+}
+
+TEST_F(CliTest, ReferenceProfileAcceptsWhatStrictRejects) {
+  // Leading whitespace before '{' is contested: upstream accepts it.
+  const std::string contested =
+      dir_.write("leading-space.safetensors",
+                 FileBuilder(std::string(" ") + kSeedHeader).data_size(16).build());
+  const CliRun strict = run_cli({"check", "--json", contested});
+  EXPECT_EQ(strict.exit_code, 1);
+  ASSERT_EQ(json_lines(strict.out).size(), 1u);
+  EXPECT_EQ(json_lines(strict.out)[0]["reason"], "HEADER_BAD_START");
+  EXPECT_EQ(json_lines(strict.out)[0]["offset"], 8);
+
+  const CliRun reference = run_cli({"check", "--json", "--profile", "reference", contested});
+  EXPECT_EQ(reference.exit_code, 0);
+  const std::vector<json> lines = json_lines(reference.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["verdict"], "accept");
+  EXPECT_EQ(lines[0]["profile"], "reference");
+  EXPECT_EQ(lines[0]["tensors"], 2);
+
+  EXPECT_EQ(run_cli({"check", "--profile=reference", contested}).exit_code, 0);
+  EXPECT_EQ(run_cli({"check", "--profile", "strict", contested}).exit_code, 1);
+}
+
+// Lint codes of an inspect --json object.
+std::multiset<std::string> lint_codes(const json& v) {
+  std::multiset<std::string> codes;
+  for (const json& lint : v["lints"]) codes.insert(lint["code"].get<std::string>());
+  return codes;
+}
+
+TEST_F(CliTest, InspectJsonShowsRelativeAndAbsoluteRanges) {
+  const CliRun r = run_cli({"inspect", "--json", valid_file()});
+  EXPECT_EQ(r.exit_code, 0);
+  const std::vector<json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  const json& v = lines[0];
+  EXPECT_EQ(v["verdict"], "accept");
+  EXPECT_EQ(v["header_len"], 112);
+  EXPECT_EQ(v["data_offset"], 120);
+  EXPECT_TRUE(v["metadata"].is_null());
+  ASSERT_EQ(v["tensors"].size(), 2u);
+  const json& a = v["tensors"][0];
+  const json& b = v["tensors"][1];
+  EXPECT_EQ(a["name"], "a");
+  EXPECT_EQ(a["dtype"], "F32");
+  EXPECT_EQ(a["shape"], json::array({2}));
+  EXPECT_EQ(a["data_offsets"], json::array({0, 8}));
+  EXPECT_EQ(a["absolute_offsets"], json::array({120, 128}));
+  EXPECT_EQ(a["bytes"], 8);
+  EXPECT_EQ(b["name"], "b");
+  EXPECT_EQ(b["data_offsets"], json::array({8, 16}));
+  EXPECT_EQ(b["absolute_offsets"], json::array({128, 136}));
+  // The upstream writer puts I64 before F32; nothing else is unusual.
+  EXPECT_EQ(lint_codes(v), std::multiset<std::string>{"NON_CANONICAL_ORDER"});
+}
+
+TEST_F(CliTest, InspectLintsAreWarningsNotRejections) {
+  // Unpadded: N = 108, data at byte 116, so I64 b starts at 124 (not 8-aligned).
+  const std::string unaligned =
+      dir_.write("unaligned.safetensors", FileBuilder(kSeedHeader).data_size(16).build());
+  const CliRun r = run_cli({"inspect", "--json", unaligned});
+  EXPECT_EQ(r.exit_code, 0);
+  const std::vector<json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(
+      lint_codes(lines[0]),
+      (std::multiset<std::string>{"HEADER_NOT_ALIGNED", "DATA_MISALIGNED", "NON_CANONICAL_ORDER"}));
+  for (const json& lint : lines[0]["lints"]) {
+    if (lint["code"] == "DATA_MISALIGNED") {
+      EXPECT_EQ(lint["tensor"], "b");
+    }
+  }
+  EXPECT_EQ(run_cli({"check", unaligned}).exit_code, 0);
+
+  // Canonical names, but the header lists the later range first.
+  const std::string out_of_order =
+      dir_.write("out-of-order.safetensors",
+                 FileBuilder(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},)"
+                             R"("b":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})")
+                     .pad_to_8()
+                     .data_size(2)
+                     .build());
+  const CliRun o = run_cli({"inspect", "--json", out_of_order});
+  EXPECT_EQ(o.exit_code, 0);
+  ASSERT_EQ(json_lines(o.out).size(), 1u);
+  EXPECT_EQ(lint_codes(json_lines(o.out)[0]), std::multiset<std::string>{"OFFSETS_NOT_IN_ORDER"});
+}
+
+TEST_F(CliTest, InspectCanonicalWriterOutputHasNoLints) {
+  const std::vector<std::uint8_t> a_bytes(8, 1);
+  const std::vector<std::uint8_t> b_bytes(8, 2);
+  const std::vector<stguard::TensorToWrite> tensors = {{"a", stguard::Dtype::kF32, {2}, a_bytes},
+                                                       {"b", stguard::Dtype::kI64, {1}, b_bytes}};
+  const stguard::Result<std::vector<std::uint8_t>> file =
+      stguard::write_safetensors(tensors, {{"format", "pt"}});
+  ASSERT_TRUE(file.has_value()) << file.error().to_string();
+  const std::string path = dir_.write("canonical.safetensors", *file);
+  const CliRun r = run_cli({"inspect", "--json", path});
+  EXPECT_EQ(r.exit_code, 0);
+  const std::vector<json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0]["lints"].empty()) << lines[0]["lints"].dump();
+  EXPECT_EQ(lines[0]["metadata"], json({{"format", "pt"}}));
+  ASSERT_EQ(lines[0]["tensors"].size(), 2u);
+  EXPECT_EQ(lines[0]["tensors"][0]["name"], "b");  // I64 first, as written
+}
+
+TEST_F(CliTest, InspectTextTableHasBothRanges) {
+  const CliRun r = run_cli({"inspect", valid_file()});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("[0,8)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[120,128)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[128,136)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NON_CANONICAL_ORDER"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, InspectRejectedAndUnreadableFiles) {
+  const CliRun rejected = run_cli({"inspect", "--json", gap_file()});
+  EXPECT_EQ(rejected.exit_code, 1);
+  const std::vector<json> lines = json_lines(rejected.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(keys_of(lines[0]), kRejectKeys);
+  EXPECT_EQ(lines[0]["reason"], "OFFSET_GAP");
+  EXPECT_EQ(lines[0]["offset"], gap_offset());
+
+  const CliRun text = run_cli({"inspect", gap_file()});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("OFFSET_GAP"), std::string::npos);
+  EXPECT_NE(text.out.find(std::to_string(gap_offset())), std::string::npos);
+
+  const CliRun missing = run_cli({"inspect", "--json", missing_file()});
+  EXPECT_EQ(missing.exit_code, 2);
+  ASSERT_EQ(json_lines(missing.out).size(), 1u);
+  EXPECT_EQ(json_lines(missing.out)[0]["reason"], "IO_ERROR");
+  EXPECT_EQ(run_cli({"inspect", dir_.path().string()}).exit_code, 2);
+}
+
+TEST_F(CliTest, TextOutputNeverPrintsRawControlCharacters) {
+  // A tensor name with ESC and a bidi override (legal JSON escapes).
+  const std::string header =
+      R"({"\u001b[2Jevil\u202e":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})";
+  const std::string bad_header =  // SIZE_MISMATCH: the message may name the tensor
+      R"({"\u001b[2Jevil\u202e":{"dtype":"U8","shape":[2],"data_offsets":[0,1]}})";
+  const std::string accepted =
+      dir_.write("escape.safetensors", FileBuilder(header).pad_to_8().data_size(1).build());
+  const std::string rejected =
+      dir_.write("escape-bad.safetensors", FileBuilder(bad_header).pad_to_8().data_size(1).build());
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"inspect", accepted},
+                                               {"check", accepted},
+                                               {"check", rejected},
+                                               {"inspect", rejected}}) {
+    const CliRun r = run_cli(args);
+    EXPECT_LE(r.exit_code, 1) << args[0];
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args[0] << ": " << r.out;
+    EXPECT_EQ(r.out.find("\u202e"), std::string::npos) << args[0] << ": " << r.out;
+  }
+  // JSON keeps the exact name.
+  const CliRun j = run_cli({"inspect", "--json", accepted});
+  ASSERT_EQ(json_lines(j.out).size(), 1u);
+  EXPECT_EQ(json_lines(j.out)[0]["tensors"][0]["name"], "\x1b[2Jevil\u202e");
+}
+
+}  // namespace
