@@ -1,0 +1,305 @@
+// cli/inspect.cc: `stguard inspect`, the header of one file as a table, its
+// metadata, and lints.
+//
+// Both ranges are shown because safetensors offsets are relative to the data
+// buffer, which starts at byte 8 + N: a tool that seeks to data_offsets[0]
+// from the start of the file reads header bytes instead of tensor data.
+//
+// Lints are warnings about files that are valid but unusual; they never change
+// the verdict or the exit status.
+#include <algorithm>
+#include <iostream>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "stguard/dtype.h"
+#include "stguard/file.h"
+
+namespace stguard::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "stguard inspect [--json] [--profile strict|reference] [--max-header-bytes N] FILE";
+
+constexpr std::string_view kHelp =
+    R"(Shows the header of a safetensors file: one row per tensor with its name, dtype,
+shape, range relative to the data buffer [begin,end), absolute file range
+[8+N+begin, 8+N+end) and size in bytes; then the __metadata__ pairs; then lints.
+
+Options:
+  --json                      one JSON object instead of the table
+  --profile strict|reference  how to read the header (default strict)
+  --max-header-bytes N        largest accepted header length N (default 100000000)
+  -h, --help                  show this help
+
+Lints are warnings, not rejections (the exit status stays 0):
+  HEADER_NOT_ALIGNED    header length N is not a multiple of 8, so the data
+                        buffer (byte 8+N) is not 8-byte aligned
+  DATA_MISALIGNED       a tensor's absolute start is not a multiple of its
+                        element size (bytes per element; sub-byte dtypes and
+                        empty tensors are not checked)
+  NON_CANONICAL_ORDER   header order differs from the canonical writer order
+                        (dtype rank U64, I64, F64, ..., BOOL, then name)
+  OFFSETS_NOT_IN_ORDER  header order is not the order of the data offsets
+
+A rejected file prints REASON, byte OFFSET and message and exits 1; a file that
+cannot be opened exits 2. JSON keys: file, verdict, profile, reason, offset,
+message, then (accepted) header_len, data_offset, data_len, file_size,
+tensors [{name, dtype, shape, data_offsets, absolute_offsets, bytes,
+header_offset}], metadata (object or null), lints [{code, tensor, message}].
+)";
+
+// Text mode shows at most this many lints of one code; JSON shows all.
+constexpr std::size_t kMaxLintsShownPerCode = 20;
+// Text mode shortens metadata values longer than this (code points).
+constexpr std::size_t kMaxMetadataValueShown = 200;
+
+struct Lint {
+  std::string_view code;
+  std::optional<std::string> tensor;
+  std::string message;
+};
+
+std::string quote_name(std::string_view name) { return "'" + printable(name) + "'"; }
+
+std::string range_string(std::uint64_t begin, std::uint64_t end) {
+  return "[" + std::to_string(begin) + "," + std::to_string(end) + ")";
+}
+
+std::vector<Lint> compute_lints(const Header& header) {
+  std::vector<Lint> lints;
+  const std::vector<TensorInfo>& tensors = header.tensors;
+
+  if (header.header_len % 8 != 0) {
+    lints.push_back({"HEADER_NOT_ALIGNED", std::nullopt,
+                     "header length " + std::to_string(header.header_len) +
+                         " is not a multiple of 8; the data buffer starts at byte " +
+                         std::to_string(header.data_offset())});
+  }
+
+  for (const TensorInfo& t : tensors) {
+    const unsigned bits = dtype_bits(t.dtype);
+    if (bits % 8 != 0 || t.byte_size() == 0) continue;
+    const std::uint64_t element_bytes = bits / 8;
+    const std::uint64_t absolute = header.data_offset() + t.begin;
+    if (absolute % element_bytes != 0) {
+      lints.push_back({"DATA_MISALIGNED", t.name,
+                       "tensor " + quote_name(t.name) + " (" + std::string(dtype_name(t.dtype)) +
+                           ") starts at byte " + std::to_string(absolute) +
+                           ", not a multiple of its element size " +
+                           std::to_string(element_bytes)});
+    }
+  }
+
+  // Canonical writer order: dtype rank, then name by bytes.
+  std::vector<std::size_t> canonical(tensors.size());
+  std::iota(canonical.begin(), canonical.end(), std::size_t{0});
+  std::stable_sort(canonical.begin(), canonical.end(), [&](std::size_t a, std::size_t b) {
+    const int rank_a = dtype_writer_rank(tensors[a].dtype);
+    const int rank_b = dtype_writer_rank(tensors[b].dtype);
+    if (rank_a != rank_b) return rank_a < rank_b;
+    return tensors[a].name < tensors[b].name;
+  });
+  for (std::size_t i = 0; i < canonical.size(); ++i) {
+    if (canonical[i] == i) continue;
+    const TensorInfo& here = tensors[i];
+    const TensorInfo& expected = tensors[canonical[i]];
+    lints.push_back({"NON_CANONICAL_ORDER", here.name,
+                     "tensor #" + std::to_string(i) + " is " + quote_name(here.name) +
+                         "; the canonical writer order (dtype rank, then name) puts " +
+                         quote_name(expected.name) + " (" +
+                         std::string(dtype_name(expected.dtype)) + ") there"});
+    break;
+  }
+
+  for (std::size_t i = 1; i < tensors.size(); ++i) {
+    const TensorInfo& prev = tensors[i - 1];
+    const TensorInfo& here = tensors[i];
+    if (std::pair(here.begin, here.end) >= std::pair(prev.begin, prev.end)) continue;
+    lints.push_back({"OFFSETS_NOT_IN_ORDER", here.name,
+                     "tensor " + quote_name(here.name) + " at " +
+                         range_string(here.begin, here.end) + " comes after " +
+                         quote_name(prev.name) + " at " + range_string(prev.begin, prev.end) +
+                         " in the header; readers that assume offset order misread it"});
+    break;
+  }
+  return lints;
+}
+
+nlohmann::ordered_json inspect_json(const std::string& file, Profile profile, const Header& header,
+                                    const std::vector<Lint>& lints) {
+  nlohmann::ordered_json record = verdict_record(file, profile, nullptr);
+  record["header_len"] = header.header_len;
+  record["data_offset"] = header.data_offset();
+  record["data_len"] = header.data_len();
+  record["file_size"] = header.file_size;
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (const TensorInfo& t : header.tensors) {
+    nlohmann::ordered_json entry;
+    entry["name"] = t.name;
+    entry["dtype"] = std::string(dtype_name(t.dtype));
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = {t.begin, t.end};
+    entry["absolute_offsets"] = {header.data_offset() + t.begin, header.data_offset() + t.end};
+    entry["bytes"] = t.byte_size();
+    entry["header_offset"] = t.header_offset;
+    tensors.push_back(std::move(entry));
+  }
+  record["tensors"] = std::move(tensors);
+  if (header.metadata) {
+    nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : *header.metadata) metadata[key] = value;
+    record["metadata"] = std::move(metadata);
+  } else {
+    record["metadata"] = nullptr;
+  }
+  nlohmann::ordered_json lint_array = nlohmann::ordered_json::array();
+  for (const Lint& lint : lints) {
+    nlohmann::ordered_json entry;
+    entry["code"] = std::string(lint.code);
+    if (lint.tensor) {
+      entry["tensor"] = *lint.tensor;
+    } else {
+      entry["tensor"] = nullptr;
+    }
+    entry["message"] = lint.message;
+    lint_array.push_back(std::move(entry));
+  }
+  record["lints"] = std::move(lint_array);
+  return record;
+}
+
+// Left-aligned columns; the last column is not padded.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  if (rows.empty()) return;
+  std::vector<std::size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], display_width(row[c]));
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
+    }
+    std::cout << line << "\n";
+  }
+}
+
+std::string shortened(std::string_view value) {
+  std::string shown = printable(value);
+  if (display_width(shown) <= kMaxMetadataValueShown) return shown;
+  // Cut at a code point boundary.
+  std::size_t count = 0;
+  std::size_t cut = 0;
+  while (cut < shown.size()) {
+    if ((static_cast<unsigned char>(shown[cut]) & 0xC0) != 0x80) {
+      if (count == kMaxMetadataValueShown) break;
+      ++count;
+    }
+    ++cut;
+  }
+  return shown.substr(0, cut) + "... (" + std::to_string(value.size()) + " bytes)";
+}
+
+void print_inspect_text(const std::string& file, Profile profile, const Header& header,
+                        const std::vector<Lint>& lints) {
+  std::cout << "file:     " << printable(file) << "\n"
+            << "verdict:  accept (" << profile_name(profile) << ")\n"
+            << "header:   " << header.header_len << " bytes at "
+            << range_string(8, header.data_offset()) << "\n"
+            << "data:     " << header.data_len() << " bytes at "
+            << range_string(header.data_offset(), header.file_size) << "\n"
+            << "tensors:  " << header.tensors.size() << "\n";
+
+  if (!header.tensors.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(header.tensors.size() + 1);
+    rows.push_back(
+        {"NAME", "DTYPE", "SHAPE", "RELATIVE [begin,end)", "ABSOLUTE [begin,end)", "BYTES"});
+    for (const TensorInfo& t : header.tensors) {
+      rows.push_back({t.name.empty() ? std::string("\"\"") : printable(t.name),
+                      std::string(dtype_name(t.dtype)), shape_string(t.shape),
+                      range_string(t.begin, t.end),
+                      range_string(header.data_offset() + t.begin, header.data_offset() + t.end),
+                      std::to_string(t.byte_size())});
+    }
+    std::cout << "\n";
+    print_table(rows);
+  }
+
+  std::cout << "\n";
+  if (!header.metadata) {
+    std::cout << "metadata: none\n";
+  } else {
+    std::cout << "metadata: " << header.metadata->size()
+              << (header.metadata->size() == 1 ? " key" : " keys") << "\n";
+    for (const auto& [key, value] : *header.metadata) {
+      std::cout << "  " << printable(key) << " = " << shortened(value) << "\n";
+    }
+  }
+
+  std::cout << "\n";
+  if (lints.empty()) {
+    std::cout << "lints: none\n";
+    return;
+  }
+  std::cout << "lints (warnings; the file is accepted):\n";
+  std::size_t shown_of_code = 0;
+  for (std::size_t i = 0; i < lints.size(); ++i) {
+    if (i == 0 || lints[i].code != lints[i - 1].code) shown_of_code = 0;
+    if (shown_of_code < kMaxLintsShownPerCode) {
+      std::cout << "  " << lints[i].code << ": " << lints[i].message << "\n";
+    } else if (shown_of_code == kMaxLintsShownPerCode) {
+      std::size_t rest = 0;
+      for (std::size_t j = i; j < lints.size() && lints[j].code == lints[i].code; ++j) ++rest;
+      std::cout << "  " << lints[i].code << ": ... and " << rest << " more (see --json)\n";
+    }
+    ++shown_of_code;
+  }
+}
+
+}  // namespace
+
+int run_inspect(Args args) {
+  std::string error;
+  const std::optional<CommonOptions> options = parse_common_options(args, &error);
+  if (!options) return usage_error("inspect", kUsage, error);
+  if (options->help) {
+    std::cout << "usage: " << kUsage << "\n\n" << kHelp;
+    return kExitOk;
+  }
+  if (options->files.size() != 1) {
+    return usage_error("inspect", kUsage,
+                       options->files.empty() ? "no FILE given" : "exactly one FILE expected");
+  }
+  const std::string& file = options->files.front();
+  const Profile profile = options->parse.profile;
+  const Result<Header> result = check_file(file, options->parse);
+  if (!result) {
+    if (options->json) {
+      std::cout << json_line(verdict_record(file, profile, &result.error())) << "\n";
+    } else {
+      std::cout << printable(file) << ": " << error_text(result.error()) << "\n";
+    }
+    std::cout.flush();
+    return exit_code_for(&result.error());
+  }
+  const std::vector<Lint> lints = compute_lints(*result);
+  if (options->json) {
+    std::cout << json_line(inspect_json(file, profile, *result, lints)) << "\n";
+  } else {
+    print_inspect_text(file, profile, *result, lints);
+  }
+  std::cout.flush();
+  return kExitOk;
+}
+
+}  // namespace stguard::cli

@@ -1,0 +1,296 @@
+// cli/verify_command.cc: `stguard verify DIR`, is a copied or downloaded
+// model folder whole? Option parsing and the two report formats; the checks
+// themselves are in model_folder.cc.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "model_folder.h"
+
+namespace stguard::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [-j N] DIR";
+
+constexpr std::string_view kHelp =
+    R"(Checks that a model folder is whole before anything else is blamed:
+  - every *.safetensors shard's structure (strict profile, header bytes only);
+    truncated shards, HTML error pages, Git LFS pointers, zero-byte files and
+    other formats saved under a shard's name each get their own message
+  - the shard index (*.safetensors.index.json) against the tensors actually
+    present: missing, extra, wrong-shard and duplicated tensors, shards named
+    but absent or present but not named, metadata.total_size; duplicate JSON
+    keys are rejected. Several shards without an index is an error.
+  - SHA256SUMS (sha256sum format) when present, or --sha256 FILE: listed but
+    missing, mismatched, and shards not listed
+  - symlinks, and leftovers of interrupted downloads (.part, .incomplete, ...)
+Nothing in DIR is ever created, changed, moved or deleted. Names from the
+index or the checksum list that could leave DIR (absolute, "..", backslash,
+NUL) are reported and never opened.
+
+Options:
+  --json               one JSON document on stdout (shards, indexes, checksums,
+                       findings, summary)
+  -q, --quiet          no progress bar
+  --follow-symlinks    follow symlinks whose target stays inside DIR (links
+                       leaving DIR are never followed)
+  --sha256 FILE        checksum list to use instead of DIR/SHA256SUMS; names in
+                       it are relative to DIR
+  -j N, --jobs N       hashing threads (default: one per core)
+  --hash-io read|mmap  how files are read for hashing (default read)
+  -h, --help           show this help
+  --                   end of options
+
+Output: one line per finding, `FILE: error|warning KIND: MESSAGE`, then a
+summary line. A progress bar is drawn on stderr while hashing when stderr is a
+terminal (not with --quiet).
+
+Exit status: 0 the folder checks out, 1 problems found (any error finding),
+2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
+unreadable; usage error).
+)";
+
+struct VerifyArgs {
+  VerifyOptions options;
+  bool json = false;
+  bool quiet = false;
+  bool help = false;
+  std::string dir;
+};
+
+std::optional<VerifyArgs> parse_args(Args args, std::string* error) {
+  VerifyArgs out;
+  bool options_ended = false;
+  bool have_dir = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (options_ended || arg.empty() || arg.front() != '-' || arg == "-") {
+      if (have_dir) {
+        *error = "more than one DIR given";
+        return std::nullopt;
+      }
+      out.dir = std::string(arg);
+      have_dir = true;
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    std::string_view name = arg;
+    std::optional<std::string_view> value;
+    if (const std::size_t eq = arg.find('=');
+        eq != std::string_view::npos && arg.size() > 2 && arg[1] == '-') {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    } else if (arg.size() > 2 && arg[0] == '-' && arg[1] == 'j') {
+      name = "-j";  // -j4
+      value = arg.substr(2);
+    }
+    const auto take_value = [&]() -> std::optional<std::string_view> {
+      if (value) return value;
+      if (i + 1 >= args.size()) {
+        *error = "option '" + std::string(name) + "' needs a value";
+        return std::nullopt;
+      }
+      return args[++i];
+    };
+    const auto no_value = [&]() {
+      if (!value) return true;
+      *error = "option '" + std::string(name) + "' takes no value";
+      return false;
+    };
+    if (name == "--help" || name == "-h") {
+      if (!no_value()) return std::nullopt;
+      out.help = true;
+    } else if (name == "--json") {
+      if (!no_value()) return std::nullopt;
+      out.json = true;
+    } else if (name == "--quiet" || name == "-q") {
+      if (!no_value()) return std::nullopt;
+      out.quiet = true;
+    } else if (name == "--follow-symlinks") {
+      if (!no_value()) return std::nullopt;
+      out.options.follow_symlinks = true;
+    } else if (name == "--sha256") {
+      const std::optional<std::string_view> v = take_value();
+      if (!v) return std::nullopt;
+      if (v->empty()) {
+        *error = "--sha256 needs a file name";
+        return std::nullopt;
+      }
+      out.options.sha256_file = std::string(*v);
+    } else if (name == "-j" || name == "--jobs") {
+      const std::optional<std::string_view> v = take_value();
+      if (!v) return std::nullopt;
+      const std::optional<std::uint64_t> n = parse_u64(*v);
+      if (!n || *n == 0 || *n > 1024) {
+        *error = "-j needs a number of threads from 1 to 1024, got '" + std::string(*v) + "'";
+        return std::nullopt;
+      }
+      out.options.jobs = static_cast<unsigned>(*n);
+    } else if (name == "--hash-io") {
+      const std::optional<std::string_view> v = take_value();
+      if (!v) return std::nullopt;
+      if (*v == "read") {
+        out.options.hash.io = HashIo::kRead;
+      } else if (*v == "mmap") {
+        out.options.hash.io = HashIo::kMmap;
+      } else {
+        *error = "--hash-io is read or mmap, got '" + std::string(*v) + "'";
+        return std::nullopt;
+      }
+    } else {
+      *error = "unknown option '" + std::string(name) + "'";
+      return std::nullopt;
+    }
+  }
+  if (!out.help && !have_dir) {
+    *error = "no DIR given";
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::string human_bytes(std::uint64_t n) {
+  static constexpr const char* kUnits[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  double value = static_cast<double>(n);
+  std::size_t unit = 0;
+  while (value >= 1000.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1000.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f %s", value, kUnits[unit]);
+  }
+  return buf;
+}
+
+std::string plural(std::uint64_t n, std::string_view word) {
+  std::string out = std::to_string(n) + " " + std::string(word);
+  if (n != 1) out += 's';
+  return out;
+}
+
+// Draws "hashing  42%  0.84 / 2.00 GB  1.9 GB/s" on stderr, only once the
+// run has lasted a second (short runs stay silent), and erases it at the end.
+class ProgressBar {
+ public:
+  void update(std::uint64_t done, std::uint64_t total, bool finished) {
+    const auto now = std::chrono::steady_clock::now();
+    if (finished) {
+      if (drawn_) std::fputs("\r\x1b[K", stderr);
+      std::fflush(stderr);
+      return;
+    }
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < 1.0) return;
+    const double percent =
+        total == 0 ? 100.0 : 100.0 * static_cast<double>(done) / static_cast<double>(total);
+    const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0;
+    std::fprintf(stderr, "\r\x1b[Khashing %3.0f%%  %s / %s  %s/s", percent,
+                 human_bytes(done).c_str(), human_bytes(total).c_str(),
+                 human_bytes(static_cast<std::uint64_t>(rate)).c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+ private:
+  bool drawn_ = false;
+  // Hashing starts right after the structure checks, which take milliseconds.
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+void print_text(const VerifyReport& report) {
+  for (const Finding& f : report.findings) {
+    // Messages about a line of the checksum list already name the line.
+    const std::string where = f.file.empty() ? printable(report.dir) : printable(f.file);
+    std::cout << where << ": " << severity_name(f.severity) << " " << finding_kind_name(f.kind)
+              << ": " << printable(f.message);
+    if (f.reason && f.category == Category::kShard) {
+      std::cout << " [" << reason_name(*f.reason) << " at byte " << f.offset.value_or(0) << "]";
+    }
+    std::cout << "\n";
+  }
+
+  std::uint64_t accepted = 0;
+  for (const ShardReport& s : report.shards) accepted += s.verdict == ShardVerdict::kAccept;
+  std::string summary = report.ok() ? "OK: " : "FAILED: ";
+  summary += plural(report.shards.size(), "shard");
+  if (accepted != report.shards.size()) summary += " (" + std::to_string(accepted) + " valid)";
+  summary +=
+      ", " + plural(report.tensors, "tensor") + " (" + human_bytes(report.tensor_bytes) + ")";
+  std::uint64_t index_findings = 0;
+  std::uint64_t checksum_findings = 0;
+  for (const Finding& f : report.findings) {
+    index_findings += f.category == Category::kIndex && f.severity == Severity::kError;
+    checksum_findings += f.category == Category::kChecksum && f.severity == Severity::kError;
+  }
+  if (report.indexes.empty()) {
+    summary += "; no index";
+  } else {
+    for (const IndexReport& i : report.indexes) {
+      summary += "; " + printable(i.file) + ": ";
+      summary += i.usable ? std::to_string(i.entries) + (i.entries == 1 ? " entry" : " entries")
+                          : std::string("unusable");
+    }
+    if (index_findings != 0) summary += " (" + plural(index_findings, "problem") + ")";
+  }
+  if (report.checksums) {
+    const ChecksumReport& c = *report.checksums;
+    summary += "; " + printable(c.file) + ": " + std::to_string(c.verified) + " of " +
+               plural(c.entries, "file") + " match";
+    if (c.bytes_hashed != 0) {
+      char rate[64];
+      std::snprintf(rate, sizeof rate, " (%s in %.2f s, %u thread%s)",
+                    human_bytes(c.bytes_hashed).c_str(), c.seconds, c.jobs, c.jobs == 1 ? "" : "s");
+      summary += rate;
+    }
+    if (checksum_findings != 0) summary += ", " + plural(checksum_findings, "problem");
+  } else {
+    summary += "; no SHA256SUMS: file contents not verified";
+  }
+  summary += "; " + plural(report.errors, "error") + ", " + plural(report.warnings, "warning");
+  std::cout << summary << "\n";
+}
+
+}  // namespace
+
+int run_verify(Args args) {
+  std::string error;
+  std::optional<VerifyArgs> parsed = parse_args(args, &error);
+  if (!parsed) return usage_error("verify", kUsage, error);
+  if (parsed->help) {
+    std::cout << "usage: " << kUsage << "\n\n" << kHelp;
+    return kExitOk;
+  }
+  ProgressBar bar;
+  if (!parsed->quiet && ::isatty(STDERR_FILENO) == 1) {
+    parsed->options.progress = [&bar](std::uint64_t done, std::uint64_t total, bool finished) {
+      bar.update(done, total, finished);
+    };
+    parsed->options.progress_interval = std::chrono::milliseconds(200);
+  }
+  const VerifyReport report = verify_model_folder(parsed->dir, parsed->options);
+  if (parsed->json) {
+    std::cout << json_line(report_to_json(report)) << "\n";
+  } else if (report.ran) {
+    print_text(report);
+  }
+  if (!report.ran) std::cerr << "stguard verify: " << printable(report.fatal) << "\n";
+  std::cout.flush();
+  return report.exit_code();
+}
+
+}  // namespace stguard::cli
