@@ -1,0 +1,406 @@
+#include "generator/corpus.h"
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string_view>
+
+#include "generator/bytes.h"
+#include "generator/manifest.h"
+#include "generator/sha256.h"
+
+namespace stguard::conformance {
+namespace {
+
+[[noreturn]] void fail(const SourceLine& at, const std::string& message) {
+  throw RecipeError(at.where() + ": " + message);
+}
+
+// The format's dtype table, kept here independently of stguard::parser so
+// that the generator's self-check is not the parser checking itself.
+struct DtypeRow {
+  std::string_view name;
+  unsigned bits;
+};
+constexpr std::array<DtypeRow, 22> kDtypes = {{
+    {"BOOL", 8},        {"F4", 4},      {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},
+    {"I8", 8},          {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8},
+    {"F8_E5M2FNUZ", 8}, {"I16", 16},    {"U16", 16},    {"F16", 16},    {"BF16", 16},
+    {"I32", 32},        {"U32", 32},    {"F32", 32},    {"C64", 64},    {"F64", 64},
+    {"I64", 64},        {"U64", 64},
+}};
+
+std::optional<unsigned> dtype_bits_of(std::string_view name) {
+  for (const DtypeRow& row : kDtypes) {
+    if (row.name == name) return row.bits;
+  }
+  return std::nullopt;
+}
+
+std::string decode_string_literal(const std::string& literal, const SourceLine& at) {
+  try {
+    nlohmann::json j = nlohmann::json::parse(literal);
+    if (!j.is_string()) fail(at, "not a JSON string: " + literal);
+    return j.get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(at, "an accepted case needs a valid JSON string, not " + literal + " (" + e.what() + ")");
+  }
+}
+
+std::vector<std::uint64_t> parse_shape(const std::string& text, const SourceLine& at) {
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') {
+    fail(at, "accepted shapes are written [d0,d1,...]: " + text);
+  }
+  std::vector<std::uint64_t> dims;
+  const std::string_view inner = std::string_view(text).substr(1, text.size() - 2);
+  if (inner.empty()) return dims;
+  std::size_t start = 0;
+  while (start <= inner.size()) {
+    std::size_t comma = inner.find(',', start);
+    if (comma == std::string_view::npos) comma = inner.size();
+    const std::string_view dim = inner.substr(start, comma - start);
+    if (dim.empty() || (dim.size() > 1 && dim.front() == '0') ||
+        dim.find_first_not_of("0123456789") != std::string_view::npos) {
+      fail(at, "accepted shapes hold plain decimal integers: " + text);
+    }
+    dims.push_back(parse_u64(dim, at));
+    start = comma + 1;
+  }
+  return dims;
+}
+
+std::uint64_t parse_plain_u64(const std::string& text, const SourceLine& at) {
+  if (text.empty() || (text.size() > 1 && text.front() == '0') ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    fail(at, "accepted offsets are plain decimal integers: " + text);
+  }
+  return parse_u64(text, at);
+}
+
+// Name and metadata literals may use header `directives` too (e.g. `repeat`
+// for a very long name).
+std::string expand_literal(const std::string& text, const SourceLine& at) {
+  return expand_header_text(text, at);
+}
+
+std::string render_header(const Recipe& r) {
+  std::string h = "{";
+  bool first = true;
+  if (!r.meta.empty() || r.metadata_empty) {
+    h += "\"__metadata__\":{";
+    for (std::size_t i = 0; i < r.meta.size(); ++i) {
+      if (i) h += ',';
+      h += expand_literal(r.meta[i].key_literal, r.meta[i].source) + ":" +
+           expand_literal(r.meta[i].value_literal, r.meta[i].source);
+    }
+    h += '}';
+    first = false;
+  }
+  for (const TensorSpec& t : r.tensors) {
+    if (!first) h += ',';
+    first = false;
+    h += expand_literal(t.name_literal, t.source) + ":{\"dtype\":\"" + t.dtype +
+         "\",\"shape\":" + expand_literal(t.shape, t.source) + ",\"data_offsets\":[" + t.begin +
+         "," + t.end + "]}";
+  }
+  h += '}';
+  return h;
+}
+
+std::string build_header(const Recipe& r) {
+  std::string header;
+  if (r.has_raw_header()) {
+    for (std::size_t i = 0; i < r.header_lines.size(); ++i) {
+      header += expand_header_text(r.header_lines[i], r.header_sources[i]);
+    }
+  } else {
+    header = render_header(r);
+  }
+  if (r.pad) {
+    header.append(static_cast<std::size_t>(parse_u64(*r.pad, r.source)), ' ');
+  } else if (r.pad_to) {
+    const std::uint64_t target = parse_u64(*r.pad_to, r.source);
+    if (target < header.size() || target > 200'000'000) {
+      fail(r.source, "pad-to smaller than the header text, or absurd");
+    }
+    header.append(static_cast<std::size_t>(target) - header.size(), ' ');
+  } else if (r.align) {
+    const std::uint64_t a = parse_u64(*r.align, r.source);
+    if (a == 0 || a > 4096) fail(r.source, "align: 1..4096");
+    while (header.size() % a != 0) header.push_back(' ');
+  }
+  return header;
+}
+
+std::vector<std::uint8_t> build_bytes(const Recipe& r) {
+  std::vector<std::uint8_t> bytes;
+  if (!r.file.empty()) {
+    for (const ByteSpec& spec : r.file) append_byte_spec(spec, bytes);
+  } else {
+    const std::string header = build_header(r);
+    const std::uint64_t n = r.length ? parse_u64(*r.length, r.source) : header.size();
+    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<std::uint8_t>(n >> (8 * i)));
+    bytes.insert(bytes.end(), header.begin(), header.end());
+    for (const ByteSpec& spec : r.data) append_byte_spec(spec, bytes);
+  }
+  if (r.truncate) {
+    const std::string& t = *r.truncate;
+    const bool drop = !t.empty() && t.front() == '-';
+    const std::uint64_t v = parse_u64(drop ? std::string_view(t).substr(1) : t, r.source);
+    if (v > bytes.size()) fail(r.source, "truncate beyond the end of the file");
+    const std::size_t keep = static_cast<std::size_t>(drop ? bytes.size() - v : v);
+    bytes.resize(keep);
+  }
+  for (const ByteSpec& spec : r.append) append_byte_spec(spec, bytes);
+  return bytes;
+}
+
+ExpectedOutcome resolve(const ProfileExpectation& e, const std::vector<std::uint8_t>& bytes,
+                        const SourceLine& at) {
+  ExpectedOutcome out;
+  out.accept = e.accept;
+  out.reason = e.reason;
+  if (e.offset_expr) out.offset = evaluate_offset(*e.offset_expr, bytes, at);
+  return out;
+}
+
+// Element count of a shape under one profile's rule, or nullopt on overflow.
+// strict: every product of the non-zero dimensions must fit in u64;
+// reference: left-to-right checked fold (a zero reached first hides what
+// follows).
+std::optional<std::uint64_t> element_count(const std::vector<std::uint64_t>& shape,
+                                           bool strict_rule) {
+  std::uint64_t fold = 1;
+  bool zero = false;
+  for (std::uint64_t d : shape) {
+    if (strict_rule) {
+      if (d == 0) {
+        zero = true;
+        continue;
+      }
+      if (__builtin_mul_overflow(fold, d, &fold)) return std::nullopt;
+    } else if (__builtin_mul_overflow(fold, d, &fold)) {
+      return std::nullopt;
+    }
+  }
+  return zero ? 0 : fold;
+}
+
+// The recipe says a profile accepts: check its stated tensors describe a valid
+// file (the same rules a conforming reader applies), independently of
+// stguard::parser.
+void self_check(const Recipe& r, const ExpectedContent& content, std::uint64_t data_len) {
+  const bool strict_rule = r.strict.accept;
+  std::set<std::string> names;
+  struct Range {
+    std::uint64_t begin, end;
+    std::size_t index;
+  };
+  std::vector<Range> ranges;
+  for (std::size_t i = 0; i < content.tensors.size(); ++i) {
+    const ExpectedTensor& t = content.tensors[i];
+    const SourceLine& at = r.tensors[i].source;
+    if (!names.insert(t.name).second) fail(at, "tensor name listed twice");
+    if (t.name == "__metadata__") fail(at, "a tensor cannot be named __metadata__");
+    const std::optional<unsigned> bits = dtype_bits_of(t.dtype);
+    if (!bits) fail(at, "accepted case with unknown dtype " + t.dtype);
+    const std::optional<std::uint64_t> elements = element_count(t.shape, strict_rule);
+    std::uint64_t total_bits = 0;
+    if (!elements || __builtin_mul_overflow(*elements, std::uint64_t{*bits}, &total_bits)) {
+      fail(at, "tensor size overflows u64");
+    }
+    if (total_bits % 8 != 0) fail(at, "tensor is not a whole number of bytes");
+    if (t.begin > t.end || t.end - t.begin != total_bits / 8) {
+      fail(at, "data_offsets [" + std::to_string(t.begin) + "," + std::to_string(t.end) +
+                   ") do not hold " + std::to_string(total_bits / 8) + " bytes");
+    }
+    ranges.push_back({t.begin, t.end, i});
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    if (a.end != b.end) return a.end < b.end;
+    return a.index < b.index;
+  });
+  std::uint64_t prev_end = 0;
+  for (const Range& range : ranges) {
+    if (range.begin != prev_end || range.end > data_len) {
+      fail(r.tensors[range.index].source,
+           "tensors do not tile the data buffer (" + std::to_string(data_len) + " bytes)");
+    }
+    prev_end = range.end;
+  }
+  if (prev_end != data_len) {
+    fail(r.source, r.id + ": tensors cover " + std::to_string(prev_end) + " of " +
+                       std::to_string(data_len) + " data bytes");
+  }
+}
+
+ExpectedContent expected_content(const Recipe& r, const std::vector<std::uint8_t>& bytes) {
+  ExpectedContent content;
+  if (!r.meta.empty() || r.metadata_empty) {
+    content.metadata.emplace();
+    std::set<std::string> keys;
+    for (const MetaSpec& m : r.meta) {
+      std::string key = decode_string_literal(expand_literal(m.key_literal, m.source), m.source);
+      if (!keys.insert(key).second) fail(m.source, "expected metadata key listed twice");
+      content.metadata->emplace_back(
+          std::move(key),
+          decode_string_literal(expand_literal(m.value_literal, m.source), m.source));
+    }
+  }
+  std::uint64_t n = 0;
+  if (bytes.size() < 8) fail(r.source, r.id + ": an accepted file has at least 8 bytes");
+  for (int k = 7; k >= 0; --k) n = (n << 8) | bytes[static_cast<std::size_t>(k)];
+  if (n > bytes.size() - 8) fail(r.source, r.id + ": accepted, but the header exceeds the file");
+  const std::size_t data_start = static_cast<std::size_t>(8 + n);
+  const std::uint64_t data_len = bytes.size() - data_start;
+  for (const TensorSpec& spec : r.tensors) {
+    ExpectedTensor t;
+    t.name = decode_string_literal(expand_literal(spec.name_literal, spec.source), spec.source);
+    t.dtype = spec.dtype;
+    t.shape = parse_shape(expand_literal(spec.shape, spec.source), spec.source);
+    t.begin = parse_plain_u64(spec.begin, spec.source);
+    t.end = parse_plain_u64(spec.end, spec.source);
+    if (t.begin <= t.end && t.end <= data_len) {
+      const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(data_start + t.begin);
+      const std::vector<std::uint8_t> slice(first,
+                                            first + static_cast<std::ptrdiff_t>(t.end - t.begin));
+      t.sha256 = sha256_hex(slice);
+    }
+    content.tensors.push_back(std::move(t));
+  }
+  self_check(r, content, data_len);
+  return content;
+}
+
+void write_if_changed(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+                      const std::string& label, WriteReport& report) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    std::vector<std::uint8_t> old = read_file_bytes(path);
+    if (std::equal(old.begin(), old.end(), bytes.begin(), bytes.end())) {
+      report.unchanged.push_back(label);
+      return;
+    }
+  }
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw RecipeError(path.parent_path().string() + ": " + ec.message());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw RecipeError(path.string() + ": write failed");
+  report.written.push_back(label);
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text,
+                const std::string& label, WriteReport& report) {
+  const auto* p = reinterpret_cast<const std::uint8_t*>(text.data());
+  write_if_changed(path, std::span<const std::uint8_t>(p, text.size()), label, report);
+}
+
+// Removes *.safetensors in out_dir's subdirectories that no case produced (a
+// renamed or deleted recipe), then directories left empty.
+void remove_stale(const std::filesystem::path& out_dir, const std::set<std::string>& produced,
+                  WriteReport& report) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    if (entry.is_directory()) dirs.push_back(entry.path());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& dir : dirs) {
+    std::vector<std::filesystem::path> stale;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".safetensors") continue;
+      const std::string rel = dir.filename().string() + "/" + entry.path().filename().string();
+      if (!produced.count(rel)) stale.push_back(entry.path());
+    }
+    std::sort(stale.begin(), stale.end());
+    for (const auto& path : stale) {
+      std::filesystem::remove(path, ec);
+      report.removed.push_back(dir.filename().string() + "/" + path.filename().string());
+    }
+    if (std::filesystem::is_empty(dir, ec)) std::filesystem::remove(dir, ec);
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw RecipeError(path.string() + ": cannot read");
+  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+  if (in.bad()) throw RecipeError(path.string() + ": read failed");
+  return bytes;
+}
+
+BuiltCase build_case(const Recipe& recipe) {
+  BuiltCase c;
+  c.recipe = &recipe;
+  c.file = recipe.group + "/" + recipe.name + ".safetensors";
+  c.bytes = build_bytes(recipe);
+  c.size = c.bytes.size();
+  c.sha256 = sha256_hex(c.bytes);
+  c.strict = resolve(recipe.strict, c.bytes, recipe.source);
+  c.reference = resolve(recipe.reference, c.bytes, recipe.source);
+  if (recipe.accepted_by_any()) c.expected = expected_content(recipe, c.bytes);
+  return c;
+}
+
+Corpus build_corpus(const RecipeSet& set, bool keep_on_demand_bytes) {
+  Corpus corpus;
+  for (const Recipe* r : set.all()) {
+    BuiltCase c = build_case(*r);
+    if (r->on_demand()) {
+      if (!keep_on_demand_bytes) {
+        c.bytes.clear();
+        c.bytes.shrink_to_fit();
+      }
+      corpus.on_demand.push_back(std::move(c));
+    } else {
+      corpus.cases.push_back(std::move(c));
+    }
+  }
+  return corpus;
+}
+
+WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
+                         const std::filesystem::path& out_dir) {
+  WriteReport report;
+  std::error_code ec;
+  const bool existing_corpus = std::filesystem::exists(out_dir / "manifest.json", ec);
+  std::set<std::string> produced;
+  for (const BuiltCase& c : corpus.cases) {
+    write_if_changed(out_dir / c.file, c.bytes, c.file, report);
+    produced.insert(c.file);
+  }
+  write_text(out_dir / "manifest.json", manifest_json(corpus.cases), "manifest.json", report);
+  write_text(out_dir / "on-demand.json", manifest_json(corpus.on_demand), "on-demand.json", report);
+  const std::vector<std::uint8_t> tmpl = read_file_bytes(set.dir / "corpus_readme.md.in");
+  const std::string readme = corpus_readme(
+      set, corpus, std::string_view(reinterpret_cast<const char*>(tmpl.data()), tmpl.size()));
+  write_text(out_dir / "README.md", readme, "README.md", report);
+  // Only prune inside a directory that already was a corpus, never in some
+  // arbitrary --out directory.
+  if (existing_corpus) remove_stale(out_dir, produced, report);
+  return report;
+}
+
+WriteReport write_on_demand(const Corpus& corpus, const std::filesystem::path& dir) {
+  WriteReport report;
+  for (const BuiltCase& c : corpus.on_demand) {
+    if (c.bytes.size() != c.size) {
+      throw RecipeError(c.recipe->id + ": bytes not kept (build with keep_on_demand_bytes)");
+    }
+    write_if_changed(dir / c.file, c.bytes, c.file, report);
+  }
+  write_text(dir / "manifest.json", manifest_json(corpus.on_demand), "manifest.json", report);
+  return report;
+}
+
+}  // namespace stguard::conformance
