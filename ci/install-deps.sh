@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages stguard needs, only those missing.
+# Usage: ci/install-deps.sh [build|bench|fuzz|all]   (default: build)
+# Runs as root on a fresh machine (apt-get); as another user it only reports.
+set -euo pipefail
+
+profile="${1:-build}"
+packages=(cmake make pkg-config clang-14 g++-12 libclang-rt-14-dev llvm-14
+          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev)
+case "$profile" in
+  build) ;;
+  bench) packages+=(libbenchmark-dev time) ;;
+  fuzz) packages+=(afl++ lld-14) ;;
+  all) packages+=(libbenchmark-dev time afl++ lld-14 clang-format-14) ;;
+  *) echo "usage: $0 [build|bench|fuzz|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present ($profile)"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: not root; install these packages first: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

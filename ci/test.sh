@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer:
+# clang-14 (preset asan-ubsan), then g++-12 (preset gcc-asan-ubsan) as the
+# second compiler. Installs missing packages first. Exit status is ctest's.
+#   ci/test.sh            both compilers
+#   ci/test.sh clang      clang only (faster local loop)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ci/install-deps.sh build
+jobs="$(nproc)"
+compilers="${1:-all}"
+
+run_preset() {
+  local preset="$1"
+  echo "== $preset: configure"
+  cmake --preset "$preset" >/dev/null
+  echo "== $preset: build"
+  cmake --build --preset "$preset" -j "$jobs"
+  echo "== $preset: test"
+  ctest --preset "$preset" -j "$jobs"
+}
+
+if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsan; fi
+if [ "$compilers" = all ] || [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
