@@ -307,18 +307,6 @@ bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
   }
 }
 
-bool HeaderScanner::match_plain_key(std::string_view quoted_key, StringValue& out) noexcept {
-  const std::size_t n = quoted_key.size();
-  if (static_cast<std::size_t>(end_ - p_) < n || std::memcmp(p_, quoted_key.data(), n) != 0) {
-    return false;
-  }
-  p_ += n;
-  out.text = quoted_key.substr(1, n - 2);
-  out.has_nul = false;
-  out.decoded = false;
-  return true;
-}
-
 bool HeaderScanner::read_number(NumberForm& out) {
   const std::uint8_t* start = p_;
   out = NumberForm{};

@@ -12,7 +12,9 @@
 #ifndef STGUARD_SRC_SCANNER_H_
 #define STGUARD_SRC_SCANNER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -97,7 +99,20 @@ class HeaderScanner {
   bool expect(char c, std::string_view what);
 
   bool read_string(std::string& scratch, StringValue& out);
-  bool match_plain_key(std::string_view quoted_key, StringValue& out) noexcept;
+  // Matches a key written without escapes, quotes included, e.g. "\"dtype\"".
+  // A template so the compare has a constant length and is inlined.
+  template <std::size_t N>
+  bool match_plain_key(const char (&quoted_key)[N], StringValue& out) noexcept {
+    constexpr std::size_t kLen = N - 1;  // without the terminating NUL
+    if (static_cast<std::size_t>(end_ - p_) < kLen || std::memcmp(p_, quoted_key, kLen) != 0) {
+      return false;
+    }
+    p_ += kLen;
+    out.text = std::string_view(quoted_key + 1, kLen - 2);
+    out.has_nul = false;
+    out.decoded = false;
+    return true;
+  }
   bool read_escape(std::string& scratch);
   bool read_hex4(std::uint32_t& out);
   bool read_literal(std::string_view word);
