@@ -518,6 +518,10 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   if (expected_tensors <= options_.limits.max_tensors) {
     out.tensors.reserve(expected_tensors);
     out.dims.reserve(expected_tensors * 2);
+    // The name table is probed at random, so it is sized for typical entries
+    // (~128 bytes) rather than the worst case: growing it re-inserts every
+    // name, but an oversized table misses the cache on every probe.
+    tensor_names_.reserve(header_size / 128);
   }
   return read_document(out);
 }
