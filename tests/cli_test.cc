@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "file_builder.h"
+#include "run_cli.h"
 #include "temp_dir.h"
 
 extern char** environ;  // NOLINT: POSIX, for posix_spawn
@@ -27,58 +28,10 @@ extern char** environ;  // NOLINT: POSIX, for posix_spawn
 namespace {
 
 using nlohmann::json;
+using stguard_test::CliRun;
 using stguard_test::FileBuilder;
+using stguard_test::run_cli;
 using stguard_test::TempDir;
-
-struct CliRun {
-  int exit_code = -1;  // the exit status, or -1 when killed by a signal
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// Runs stguard with `args`, stdout and stderr captured to files.
-CliRun run_cli(const std::vector<std::string>& args) {
-  const TempDir capture;
-  const std::string out_path = capture.file("stdout");
-  const std::string err_path = capture.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::vector<std::string> storage = {STGUARD_CLI_PATH};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  CliRun run;
-  pid_t pid = 0;
-  const int spawn_error =
-      posix_spawn(&pid, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawn_error != 0) {
-    ADD_FAILURE() << "posix_spawn failed: " << spawn_error;
-    return run;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      ADD_FAILURE() << "waitpid failed";
-      return run;
-    }
-  }
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  run.out = slurp(out_path);
-  run.err = slurp(err_path);
-  return run;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

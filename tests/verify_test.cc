@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "model_folder.h"
+#include "run_cli.h"
 #include "sha256_file.h"
 #include "temp_dir.h"
 
@@ -982,49 +983,20 @@ TEST(VerifyReportJson, CarriesShardsIndexChecksumsFindingsAndCounts) {
 
 // -------------------------------------------------------------- end to end --
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-CliRun run_verify_cli(const std::vector<std::string>& args) {
-  const TempDir capture;
-  const std::string out_path = capture.file("stdout");
-  const std::string err_path = capture.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::vector<std::string> storage = {STGUARD_CLI_PATH, "verify"};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  CliRun run;
-  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  run.out = slurp(out_path);
-  run.err = slurp(err_path);
-  return run;
+// `stguard verify args...`
+stguard_test::CliRun run_verify_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "verify");
+  return stguard_test::run_cli(args);
 }
 
 TEST(VerifyCli, GoodFolderExitsZero) {
   const TempDir dir;
   write_good_model(dir);
   write_sums(dir);
-  const CliRun text = run_verify_cli({dir.path().string()});
+  const stguard_test::CliRun text = run_verify_cli({dir.path().string()});
   EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
   EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 1) << text.out;  // summary only
-  const CliRun json = run_verify_cli({"--json", "-j", "2", dir.path().string()});
+  const stguard_test::CliRun json = run_verify_cli({"--json", "-j", "2", dir.path().string()});
   EXPECT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json doc = nlohmann::json::parse(json.out);
   EXPECT_EQ(doc["ok"], true);
@@ -1037,7 +1009,7 @@ TEST(VerifyCli, ProblemsExitOneOneLinePerFinding) {
   write_good_model(dir);
   write_sums(dir);
   truncate_file(dir.file(kShard3), 100);
-  const CliRun run = run_verify_cli({"--quiet", dir.path().string()});
+  const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   // shard_truncated + checksum_mismatch + summary.
   EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 3) << run.out;
@@ -1052,7 +1024,7 @@ TEST(VerifyCli, CouldNotRunAndUsageExitTwo) {
   EXPECT_EQ(run_verify_cli({"--bogus", dir.path().string()}).exit_code, 2);
   EXPECT_EQ(run_verify_cli({"-j", "0", dir.path().string()}).exit_code, 2);
   EXPECT_EQ(run_verify_cli({"--sha256", dir.file("absent"), dir.path().string()}).exit_code, 2);
-  const CliRun help = run_verify_cli({"--help"});
+  const stguard_test::CliRun help = run_verify_cli({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("usage:"), std::string::npos);
 }
