@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages stguard needs, only those missing.
-# Usage: ci/install-deps.sh [build|bench|fuzz|all]   (default: build)
+# Usage: ci/install-deps.sh [build|bench|fuzz|readers|all]   (default: build)
+# readers: Node.js and npm for the JavaScript readers `stguard conform` grades
+# (skipped when node and npm are already on PATH, whatever installed them).
 # Runs as root on a fresh machine (apt-get); as another user it only reports.
 set -euo pipefail
 
@@ -11,9 +13,16 @@ case "$profile" in
   build) ;;
   bench) packages+=(libbenchmark-dev time) ;;
   fuzz) packages+=(afl++ lld-14) ;;
+  readers) ;;
   all) packages+=(libbenchmark-dev time afl++ lld-14 clang-format-14) ;;
-  *) echo "usage: $0 [build|bench|fuzz|all]" >&2; exit 2 ;;
+  *) echo "usage: $0 [build|bench|fuzz|readers|all]" >&2; exit 2 ;;
 esac
+# Node.js brings npm in some distributions of it (NodeSource) and not in
+# Debian's: ask for each only when its command is missing.
+if [ "$profile" = readers ] || [ "$profile" = all ]; then
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -24,7 +24,9 @@ std::string usage() {
       "  inspect  show a file's header: tensors with relative and absolute ranges,\n"
       "           metadata, lints\n";
   out += "  verify   check a sharded model folder against its index and SHA256SUMS\n";
-  out += "  corpus   build, list or export the conformance corpus";
+  out += "  corpus   build, list or export the conformance corpus\n";
+  out += "  conform  grade safetensors readers against the corpus (matrix, reports)\n";
+  out += "  adapter  print stguard's own verdict on a file in the adapter protocol";
   out +=
       "\n"
       "  help     show this help, or `stguard help <command>` for a command's help\n"
@@ -38,18 +40,13 @@ std::string usage() {
   return out;
 }
 
-int not_available(std::string_view command) {
-  std::cerr << "stguard " << command << ": not available in this build\n";
-  return kExitUsage;
-}
-
 int dispatch(std::string_view command, Args args) {
   if (command == "check") return stguard::cli::run_check(args);
   if (command == "inspect") return stguard::cli::run_inspect(args);
   if (command == "verify") return stguard::cli::run_verify(args);
   if (command == "corpus") return stguard::cli::run_corpus(args);
-  // Named in DESIGN.md's CLI contract but not declared in commands.h yet.
-  if (command == "conform") return not_available(command);
+  if (command == "conform") return stguard::cli::run_conform(args);
+  if (command == "adapter") return stguard::cli::run_adapter(args);
   std::cerr << "stguard: unknown command '" << stguard::cli::printable(command) << "'\n" << usage();
   return kExitUsage;
 }

@@ -1,0 +1,36 @@
+// conformance/runner/grade.h: turns one adapter run into a grade
+// (DESIGN.md, "Adapter protocol"). Pure: no processes, no files, so every
+// rule is unit-tested with hand-made ProcessResults.
+#ifndef STGUARD_CONFORMANCE_RUNNER_GRADE_H_
+#define STGUARD_CONFORMANCE_RUNNER_GRADE_H_
+
+#include "runner/cases.h"
+#include "runner/process.h"
+#include "runner/reader.h"
+#include "runner/results.h"
+
+namespace stguard::conform {
+
+// Grades `run` of a reader in `mode` on `spec`:
+//  - timed out: TIMEOUT; spawn failure, a signal, or (JSON mode) any exit
+//    status but 0, or (plain mode) any but 0 and 1: CRASH;
+//  - JSON mode: stdout must be exactly one JSON object (surrounding
+//    whitespace allowed) with "verdict" "accept"|"reject", "error" a string
+//    or null if present, and when accepted "tensors", an array of objects;
+//    anything else PROTOCOL_ERROR (also when stdout ran past its cap);
+//  - reject: FAIL_SHOULD_ACCEPT on accept cases, IMPL_REJECT on either
+//    cases, PASS on reject cases;
+//  - accept: FAIL_SHOULD_REJECT on reject cases; otherwise the reported
+//    tensors are matched by name against the expected ones (dtype, shape,
+//    data_offsets, sha256; a missing, extra or repeated tensor, or a field
+//    of the wrong JSON type, is a difference): FAIL_WRONG_CONTENT on any
+//    difference, else PASS or
+//    IMPL_ACCEPT. Plain mode has no tensors to compare.
+// Numbers in shape and data_offsets must be exact: JSON integers, or strings
+// of decimal digits (for readers whose numbers cannot hold 64 bits).
+CaseResult grade_case(const CaseSpec& spec, AdapterMode mode, const ProcessResult& run,
+                      const ProcessLimits& limits);
+
+}  // namespace stguard::conform
+
+#endif  // STGUARD_CONFORMANCE_RUNNER_GRADE_H_

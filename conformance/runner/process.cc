@@ -1,0 +1,295 @@
+// conformance/runner/process.cc: fork/exec with rlimits, a process group, a
+// deadline and capped capture (see process.h).
+#include "runner/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <thread>
+
+namespace stguard::conform {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool is_executable_file(const std::filesystem::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
+}
+
+// Closes a descriptor once; -1 means already closed.
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+struct Pipe {
+  int read_end = -1;
+  int write_end = -1;
+  bool open() {
+    int fds[2];
+    // O_CLOEXEC: other threads spawn adapters concurrently; a write end leaked
+    // into their children would hold this pipe open and delay its EOF.
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    read_end = fds[0];
+    write_end = fds[1];
+    return true;
+  }
+  ~Pipe() {
+    close_fd(read_end);
+    close_fd(write_end);
+  }
+};
+
+// In the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void exec_child(const char* executable, char* const* argv, const char* working_dir,
+                             int stdout_fd, int stderr_fd, int error_fd,
+                             std::uint64_t address_space_bytes) {
+  ::setpgid(0, 0);
+  int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  ::dup2(stdout_fd, STDOUT_FILENO);
+  ::dup2(stderr_fd, STDERR_FILENO);
+  struct rlimit no_core {
+    0, 0
+  };
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  if (address_space_bytes != 0) {
+    struct rlimit address_space {
+      address_space_bytes, address_space_bytes
+    };
+    ::setrlimit(RLIMIT_AS, &address_space);
+  }
+  // The runner ignores nothing, but be explicit: a reader gets default signal
+  // dispositions whatever the parent had.
+  ::signal(SIGPIPE, SIG_DFL);
+  int failure = 0;
+  if (::chdir(working_dir) != 0) {
+    failure = errno;
+  } else {
+    ::execv(executable, argv);
+    failure = errno;
+  }
+  ssize_t ignored = ::write(error_fd, &failure, sizeof failure);
+  (void)ignored;
+  ::_exit(127);
+}
+
+// Reads what is available from `fd` into `sink` (capped), returning false at
+// EOF or on a read error.
+bool drain(int fd, std::string& sink, std::size_t cap, bool keep_tail, bool& truncated) {
+  std::array<char, 65536> buffer;
+  ssize_t got = ::read(fd, buffer.data(), buffer.size());
+  if (got < 0) return errno == EINTR || errno == EAGAIN;
+  if (got == 0) return false;
+  std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
+  if (keep_tail) {
+    sink.append(chunk);
+    if (sink.size() > cap) {
+      sink.erase(0, sink.size() - cap);
+      truncated = true;
+    }
+  } else if (sink.size() < cap) {
+    std::size_t room = cap - sink.size();
+    if (chunk.size() > room) truncated = true;
+    sink.append(chunk.substr(0, room));
+  } else {
+    truncated = true;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> resolve_executable(const std::string& word,
+                                                        const std::filesystem::path& working_dir) {
+  if (word.empty()) return std::nullopt;
+  if (word.find('/') != std::string::npos) {
+    std::filesystem::path path(word);
+    if (path.is_relative()) path = working_dir / path;
+    if (is_executable_file(path)) return path;
+    return std::nullopt;
+  }
+  const char* path_env = std::getenv("PATH");
+  std::string_view dirs = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    std::size_t colon = dirs.find(':');
+    std::string_view dir = dirs.substr(0, colon);
+    std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / word;
+    if (is_executable_file(candidate)) return candidate;
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  return std::nullopt;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::filesystem::path& working_dir, const ProcessLimits& limits) {
+  ProcessResult result;
+  const Clock::time_point start = Clock::now();
+  auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+  if (argv.empty()) {
+    result.spawn_error = "empty command";
+    return result;
+  }
+  std::optional<std::filesystem::path> executable = resolve_executable(argv[0], working_dir);
+  if (!executable) {
+    result.spawn_error = "command not found: " + argv[0];
+    return result;
+  }
+  // Everything the child needs is prepared before fork: no allocation after.
+  const std::string executable_text = executable->string();
+  const std::string working_dir_text = working_dir.string();
+  std::vector<std::string> args = argv;
+  std::vector<char*> arg_pointers;
+  arg_pointers.reserve(args.size() + 1);
+  for (std::string& arg : args) arg_pointers.push_back(arg.data());
+  arg_pointers.push_back(nullptr);
+
+  Pipe out;
+  Pipe err;
+  Pipe exec_error;
+  if (!out.open() || !err.open() || !exec_error.open()) {
+    result.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    result.spawn_error = std::string("fork: ") + std::strerror(errno);
+    return result;
+  }
+  if (pid == 0) {
+    exec_child(executable_text.c_str(), arg_pointers.data(), working_dir_text.c_str(),
+               out.write_end, err.write_end, exec_error.write_end, limits.address_space_bytes);
+  }
+  result.pid = pid;
+  // Also from the parent, so the group exists before any kill(-pid) below
+  // (EACCES once the child has exec'd is harmless: it did it itself).
+  ::setpgid(pid, pid);
+  close_fd(out.write_end);
+  close_fd(err.write_end);
+  close_fd(exec_error.write_end);
+
+  int exec_errno = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(exec_error.read_end, &exec_errno, sizeof exec_errno);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+    ::waitpid(pid, nullptr, 0);
+    result.spawn_error = "cannot run " + executable_text + ": " + std::strerror(exec_errno);
+    result.wall_ms = elapsed_ms();
+    return result;
+  }
+
+  const Clock::time_point deadline = start + limits.timeout;
+  bool stdout_open = true;
+  bool stderr_open = true;
+  bool stderr_truncated = false;
+  bool timed_out = false;
+  int wait_status = 0;
+  bool reaped = false;
+  while (true) {
+    const auto remaining =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (remaining.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    if (!stdout_open && !stderr_open) {
+      // Both pipes closed: wait for the exit itself, still bounded by the
+      // deadline (a child may close its output and keep running).
+      pid_t done = ::waitpid(pid, &wait_status, WNOHANG);
+      if (done == pid) {
+        reaped = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    std::array<pollfd, 2> fds{};
+    nfds_t count = 0;
+    if (stdout_open) fds[count++] = {out.read_end, POLLIN, 0};
+    if (stderr_open) fds[count++] = {err.read_end, POLLIN, 0};
+    int ready = ::poll(fds.data(), count, static_cast<int>(remaining.count()));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      timed_out = true;  // cannot watch the child any more: treat as hung
+      break;
+    }
+    for (nfds_t i = 0; i < count; ++i) {
+      if (fds[i].revents == 0) continue;
+      if (fds[i].fd == out.read_end) {
+        stdout_open = drain(out.read_end, result.stdout_text, limits.max_stdout_bytes, false,
+                            result.stdout_truncated);
+      } else {
+        stderr_open = drain(err.read_end, result.stderr_tail, limits.max_stderr_bytes, true,
+                            stderr_truncated);
+      }
+    }
+  }
+  // Whatever happened, nothing of the reader outlives its run: the whole
+  // process group goes (children it spawned included).
+  ::kill(-pid, SIGKILL);
+  if (!reaped) {
+    while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  result.wall_ms = elapsed_ms();
+  if (timed_out) {
+    result.status = ProcessResult::Status::kTimedOut;
+  } else if (WIFSIGNALED(wait_status)) {
+    result.status = ProcessResult::Status::kSignaled;
+    result.term_signal = WTERMSIG(wait_status);
+  } else {
+    result.status = ProcessResult::Status::kExited;
+    result.exit_code = WEXITSTATUS(wait_status);
+  }
+  return result;
+}
+
+std::string signal_name(int signal_number) {
+  switch (signal_number) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGTRAP:
+      return "SIGTRAP";
+    case SIGSYS:
+      return "SIGSYS";
+    case SIGPIPE:
+      return "SIGPIPE";
+    case SIGXCPU:
+      return "SIGXCPU";
+    case SIGXFSZ:
+      return "SIGXFSZ";
+    default:
+      return "signal " + std::to_string(signal_number);
+  }
+}
+
+}  // namespace stguard::conform

@@ -1,0 +1,67 @@
+// conformance/runner/process.h: runs one adapter process under limits.
+//
+// A reader under test may hang, allocate without bound, flood stdout or spawn
+// children. run_process() confines each run: its own process group (killed as
+// a whole at the timeout and after exit), an address-space limit, no core
+// dumps, stdin from /dev/null, stdout captured up to a cap (the rest is read
+// and discarded, so the child never blocks on a full pipe), and only the tail
+// of stderr kept.
+#ifndef STGUARD_CONFORMANCE_RUNNER_PROCESS_H_
+#define STGUARD_CONFORMANCE_RUNNER_PROCESS_H_
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stguard::conform {
+
+struct ProcessLimits {
+  std::chrono::milliseconds timeout{10'000};
+  // RLIMIT_AS of the child; 0 = no limit. Sanitizer builds reserve terabytes
+  // of shadow address space and cannot start under any realistic limit.
+  std::uint64_t address_space_bytes = std::uint64_t{2} << 30;
+  std::size_t max_stdout_bytes = std::size_t{16} << 20;
+  std::size_t max_stderr_bytes = std::size_t{8} << 10;  // the tail that is kept
+};
+
+struct ProcessResult {
+  enum class Status {
+    kExited,       // exit_code is valid
+    kSignaled,     // term_signal is valid
+    kTimedOut,     // killed at the timeout
+    kSpawnFailed,  // fork/exec failed: spawn_error says why
+  };
+  Status status = Status::kSpawnFailed;
+  int exit_code = 0;
+  int term_signal = 0;
+  std::string stdout_text;
+  bool stdout_truncated = false;  // more than max_stdout_bytes were written
+  std::string stderr_tail;        // the last max_stderr_bytes of stderr
+  std::string spawn_error;
+  double wall_ms = 0;
+  int pid = 0;  // the child's pid (= its process group id); 0 if never started
+};
+
+// Resolves the executable of a command the way the runner does: a word with a
+// '/' is relative to `working_dir` (unless absolute); otherwise each PATH
+// directory is tried. nullopt when no executable file is found. Done before
+// fork, so the child only calls async-signal-safe functions.
+std::optional<std::filesystem::path> resolve_executable(const std::string& word,
+                                                        const std::filesystem::path& working_dir);
+
+// Runs argv (argv[0] resolved with resolve_executable) in `working_dir`.
+// Never throws for anything the child does; thread-safe (the runner calls it
+// from several threads).
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::filesystem::path& working_dir, const ProcessLimits& limits);
+
+// "SIGSEGV" for 11, "signal 77" for unknown numbers.
+std::string signal_name(int signal_number);
+
+}  // namespace stguard::conform
+
+#endif  // STGUARD_CONFORMANCE_RUNNER_PROCESS_H_

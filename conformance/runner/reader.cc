@@ -1,0 +1,193 @@
+// conformance/runner/reader.cc: reader specs from --adapter and reader.json.
+#include "runner/reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace stguard::conform {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kSelfPlaceholder = "${STGUARD}";
+
+bool read_words(const json& object, const char* key, bool required, std::vector<std::string>& out,
+                std::string* error) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) {
+    if (required) *error = std::string("\"") + key + "\" is missing";
+    return !required;
+  }
+  if (!it->is_array() || it->empty()) {
+    *error = std::string("\"") + key + "\" must be a non-empty array of strings";
+    return false;
+  }
+  for (const json& word : *it) {
+    if (!word.is_string()) {
+      *error = std::string("\"") + key + "\" must be a non-empty array of strings";
+      return false;
+    }
+    out.push_back(word.get<std::string>());
+  }
+  return true;
+}
+
+void substitute_self(std::vector<std::string>& words, const std::filesystem::path& self) {
+  for (std::string& word : words) {
+    if (word == kSelfPlaceholder) word = self.string();
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> split_command(std::string_view text, std::string* error) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'') {
+      std::size_t close = text.find('\'', i + 1);
+      if (close == std::string_view::npos) {
+        *error = "unterminated ' in command";
+        return std::nullopt;
+      }
+      word.append(text.substr(i + 1, close - i - 1));
+      i = close;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '\\' && j + 1 < text.size() && (text[j + 1] == '"' || text[j + 1] == '\\')) {
+          ++j;
+        }
+        word.push_back(text[j]);
+      }
+      if (j >= text.size()) {
+        *error = "unterminated \" in command";
+        return std::nullopt;
+      }
+      i = j;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word.push_back(text[++i]);
+    } else {
+      word.push_back(c);
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  if (words.empty()) {
+    *error = "empty command";
+    return std::nullopt;
+  }
+  return words;
+}
+
+std::optional<ReaderSpec> reader_from_command(std::string_view command, std::string_view name,
+                                              AdapterMode mode, std::string* error) {
+  std::optional<std::vector<std::string>> words = split_command(command, error);
+  if (!words) return std::nullopt;
+  ReaderSpec spec;
+  spec.command = std::move(*words);
+  spec.name =
+      name.empty() ? std::filesystem::path(spec.command[0]).filename().string() : std::string(name);
+  spec.mode = mode;
+  spec.working_dir = std::filesystem::current_path();
+  return spec;
+}
+
+std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
+                                          const std::filesystem::path& self_executable,
+                                          std::string* error) {
+  const std::filesystem::path path = dir / "reader.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "cannot read " + path.string();
+    return std::nullopt;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  json object = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (object.is_discarded() || !object.is_object()) {
+    *error = path.string() + ": not a JSON object";
+    return std::nullopt;
+  }
+  ReaderSpec spec;
+  auto name = object.find("name");
+  if (name == object.end() || !name->is_string() || name->get<std::string>().empty()) {
+    *error = path.string() + ": \"name\" must be a non-empty string";
+    return std::nullopt;
+  }
+  spec.name = name->get<std::string>();
+  if (auto d = object.find("description"); d != object.end() && d->is_string()) {
+    spec.description = d->get<std::string>();
+  }
+  std::string problem;
+  if (!read_words(object, "command", true, spec.command, &problem) ||
+      !read_words(object, "version_command", false, spec.version_command, &problem) ||
+      !read_words(object, "setup", false, spec.setup, &problem)) {
+    *error = path.string() + ": " + problem;
+    return std::nullopt;
+  }
+  std::string mode = "json";
+  if (auto m = object.find("mode"); m != object.end()) {
+    mode = m->is_string() ? m->get<std::string>() : "";
+  }
+  if (mode == "json") {
+    spec.mode = AdapterMode::kJson;
+  } else if (mode == "plain") {
+    spec.mode = AdapterMode::kPlain;
+  } else {
+    *error = path.string() + ": \"mode\" must be \"json\" or \"plain\"";
+    return std::nullopt;
+  }
+  spec.runs_self = !spec.command.empty() && spec.command.front() == kSelfPlaceholder;
+  substitute_self(spec.command, self_executable);
+  substitute_self(spec.version_command, self_executable);
+  substitute_self(spec.setup, self_executable);
+  spec.working_dir = std::filesystem::absolute(dir);
+  return spec;
+}
+
+std::vector<std::filesystem::path> find_reader_dirs(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> dirs;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec) && std::filesystem::exists(entry.path() / "reader.json", ec)) {
+      dirs.push_back(entry.path());
+    }
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+std::string command_text(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& word : words) {
+    if (!out.empty()) out += ' ';
+    bool plain = !word.empty() && word.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos;
+    if (plain) {
+      out += word;
+      continue;
+    }
+    out += '\'';
+    for (char c : word) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+}  // namespace stguard::conform

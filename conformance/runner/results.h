@@ -1,0 +1,93 @@
+// conformance/runner/results.h: what a conformance run produces. One
+// ReaderRun per reader (adapter), holding one CaseResult per corpus case.
+// The runner (runner.h) fills these in; the report writers (report.h) turn
+// them into the text summary, JSON lines, JUnit XML, the HTML matrix and the
+// Markdown matrix of conformance/RESULTS.md, and read JSON lines back so that
+// separate runs combine into one matrix.
+#ifndef STGUARD_CONFORMANCE_RUNNER_RESULTS_H_
+#define STGUARD_CONFORMANCE_RUNNER_RESULTS_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stguard::conform {
+
+// The grades of DESIGN.md ("Adapter protocol"). Order is severity for
+// display: the worst grades first.
+enum class Grade {
+  kCrash,             // exit status other than 0 (1 too, in JSON mode), or a signal
+  kTimeout,           // still running when the timeout expired (killed)
+  kFailShouldReject,  // accepted a case whose verdict is "reject"
+  kFailWrongContent,  // accepted, but a tensor's name/dtype/shape/range/bytes differ
+  kFailShouldAccept,  // rejected a case whose verdict is "accept"
+  kProtocolError,     // exit 0 but stdout is not one valid protocol object
+  kImplAccept,        // accepted an "either" case (with the expected tensors)
+  kImplReject,        // rejected an "either" case
+  kPass,              // the expected verdict (and, when accepted, the expected tensors)
+};
+
+inline constexpr Grade kAllGrades[] = {Grade::kCrash,
+                                       Grade::kTimeout,
+                                       Grade::kFailShouldReject,
+                                       Grade::kFailWrongContent,
+                                       Grade::kFailShouldAccept,
+                                       Grade::kProtocolError,
+                                       Grade::kImplAccept,
+                                       Grade::kImplReject,
+                                       Grade::kPass};
+
+// "CRASH", "TIMEOUT", "FAIL_SHOULD_REJECT", "FAIL_WRONG_CONTENT",
+// "FAIL_SHOULD_ACCEPT", "PROTOCOL_ERROR", "IMPL_ACCEPT", "IMPL_REJECT", "PASS".
+std::string_view grade_name(Grade grade) noexcept;
+std::optional<Grade> grade_from_name(std::string_view name) noexcept;
+
+// PASS, IMPL_ACCEPT and IMPL_REJECT are passing grades; all others fail.
+constexpr bool grade_passes(Grade grade) noexcept {
+  return grade == Grade::kPass || grade == Grade::kImplAccept || grade == Grade::kImplReject;
+}
+
+// How a result relates to the run's expectation file (expectations.h).
+enum class Expectation {
+  kNone,             // no expectation listed for this case
+  kExpectedFailure,  // listed with this exact failing grade: XFAIL, does not fail the run
+  kUnexpectedPass,   // listed, but the case passed: XPASS (reported, does not fail the run)
+  kOtherFailure,     // listed with another grade, and failed differently: fails the run
+};
+
+struct CaseResult {
+  // From the manifest.
+  std::string case_id;           // "layout/gap"
+  std::string group;             // "layout" (the id up to its first '/')
+  std::string expected_verdict;  // "accept" | "reject" | "either"
+  std::string description;
+  std::vector<std::string> tags;
+
+  Grade grade = Grade::kPass;
+  std::string verdict;  // the reader's: "accept" | "reject" | "" (crash, timeout, protocol error)
+  std::string reader_error;  // the adapter's "error" field; for crashes, the tail of stderr
+  std::string detail;        // the runner's explanation: "killed by signal 11 (SIGSEGV)",
+                             // "tensor \"t\": sha256 differs", "no output within 10 s", ...
+  Expectation expectation = Expectation::kNone;
+  double duration_ms = 0;  // wall time of the adapter process; not written to RESULTS.md
+};
+
+struct ReaderRun {
+  std::string name;      // "huggingface-hub", "stguard-strict"
+  std::string version;   // what the reader's version command printed (first line), "" if unknown
+  std::string command;   // the adapter command as the user would type it
+  std::string mode;      // "json" (adapter protocol) or "plain" (exit status only)
+  bool skipped = false;  // the reader is not installed / its version command failed
+  std::string skip_reason;
+  std::vector<CaseResult> results;  // sorted by case_id
+};
+
+// A run fails (exit 1) when any result fails and is not an expected failure.
+constexpr bool result_fails_run(const CaseResult& result) noexcept {
+  return !grade_passes(result.grade) && result.expectation != Expectation::kExpectedFailure;
+}
+
+}  // namespace stguard::conform
+
+#endif  // STGUARD_CONFORMANCE_RUNNER_RESULTS_H_

@@ -1,0 +1,105 @@
+// conformance/runner/runner.cc: the parallel run of one reader (runner.h).
+#include "runner/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "runner/grade.h"
+
+namespace stguard::conform {
+
+ReaderProbe probe_reader(const ReaderSpec& spec) {
+  ReaderProbe probe;
+  if (!resolve_executable(spec.command.front(), spec.working_dir)) {
+    probe.reason = "command not found: " + spec.command.front();
+    return probe;
+  }
+  if (spec.version_command.empty()) {
+    probe.available = true;
+    return probe;
+  }
+  ProcessLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  limits.address_space_bytes = 0;
+  ProcessResult run = run_process(spec.version_command, spec.working_dir, limits);
+  if (run.status != ProcessResult::Status::kExited || run.exit_code != 0) {
+    std::string why = run.status == ProcessResult::Status::kSpawnFailed ? run.spawn_error
+                      : run.status == ProcessResult::Status::kTimedOut ? "version command timed out"
+                                                                       : "version command failed";
+    std::string said = run.stderr_tail;
+    while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+    if (std::size_t last = said.rfind('\n'); last != std::string::npos) said.erase(0, last + 1);
+    probe.reason = said.empty() ? why : why + ": " + said;
+    return probe;
+  }
+  std::string version = run.stdout_text.substr(0, run.stdout_text.find('\n'));
+  while (!version.empty() && (version.back() == '\r' || version.back() == ' ')) version.pop_back();
+  probe.available = true;
+  probe.version = version.substr(0, 200);
+  return probe;
+}
+
+bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::string* log) {
+  if (spec.setup.empty()) return true;
+  ProcessLimits limits;
+  limits.timeout = timeout;
+  limits.address_space_bytes = 0;
+  limits.max_stderr_bytes = 16 << 10;
+  ProcessResult run = run_process(spec.setup, spec.working_dir, limits);
+  *log = run.stdout_text.size() > 4096 ? run.stdout_text.substr(run.stdout_text.size() - 4096)
+                                       : run.stdout_text;
+  *log += run.stderr_tail;
+  if (run.status == ProcessResult::Status::kSpawnFailed) *log += run.spawn_error;
+  if (run.status == ProcessResult::Status::kTimedOut) *log += "setup timed out";
+  return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
+}
+
+ReaderRun run_reader(const ReaderSpec& spec, std::span<const CaseSpec> cases,
+                     const RunOptions& options) {
+  ReaderRun run;
+  run.name = spec.name;
+  run.command = command_text(spec.command);
+  run.mode = spec.mode == AdapterMode::kJson ? "json" : "plain";
+  run.results.resize(cases.size());
+
+  std::atomic<std::size_t> next{0};
+  std::mutex report_mutex;
+  std::size_t done = 0;
+  auto worker = [&] {
+    while (true) {
+      const std::size_t index = next.fetch_add(1);
+      if (index >= cases.size()) return;
+      const CaseSpec& spec_case = cases[index];
+      std::vector<std::string> argv = spec.command;
+      argv.push_back(spec_case.file.string());
+      ProcessResult process = run_process(argv, spec.working_dir, options.limits);
+      CaseResult result = grade_case(spec_case, spec.mode, process, options.limits);
+      if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
+      std::lock_guard<std::mutex> lock(report_mutex);
+      run.results[index] = std::move(result);
+      ++done;
+      if (options.on_result) options.on_result(run.results[index], done, cases.size());
+    }
+  };
+  const unsigned jobs =
+      std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(cases.size())));
+  std::vector<std::thread> threads;
+  threads.reserve(jobs);
+  for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(worker);
+  for (std::thread& thread : threads) thread.join();
+  std::sort(run.results.begin(), run.results.end(),
+            [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
+  return run;
+}
+
+bool valid_reader_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '+' || c == '-';
+  });
+}
+
+}  // namespace stguard::conform

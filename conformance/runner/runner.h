@@ -1,0 +1,64 @@
+// conformance/runner/runner.h: runs a reader's adapter over the corpus.
+//
+//   stguard::conform::RunOptions options;
+//   options.jobs = 2;
+//   ReaderRun run = run_reader(spec, corpus.cases, options);
+//
+// Each case is one adapter process under ProcessLimits (process.h), run
+// `jobs` at a time; results come back in case order whatever the finishing
+// order, so reports are deterministic.
+#ifndef STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
+#define STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
+
+#include <chrono>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "runner/cases.h"
+#include "runner/expectations.h"
+#include "runner/process.h"
+#include "runner/reader.h"
+#include "runner/results.h"
+
+namespace stguard::conform {
+
+struct RunOptions {
+  ProcessLimits limits;
+  unsigned jobs = 1;
+  const Expectations* expectations = nullptr;  // optional
+  // Called after each case (from worker threads, serialised by the runner).
+  std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_result;
+};
+
+// What a reader's version command said. `available` is false when the
+// command is missing, fails or times out; `reason` then says why, and the
+// reader is reported as skipped (never as passing).
+struct ReaderProbe {
+  bool available = false;
+  std::string version;  // first line of the version command's stdout
+  std::string reason;
+};
+
+// Checks that the adapter's executable exists and, when the reader has a
+// version command, runs it (timeout 60 s, no memory limit: runtimes such as
+// node start slowly on a loaded machine).
+ReaderProbe probe_reader(const ReaderSpec& spec);
+
+// Runs the reader's setup command (e.g. `npm ci`) in its directory, with
+// stdout and stderr passed through to `log` (the tail). True when it exited 0.
+bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::string* log);
+
+// Runs every case of `cases` through the reader and grades it. The result
+// carries the reader's name, mode and command; version and skip state are
+// the caller's (see probe_reader).
+ReaderRun run_reader(const ReaderSpec& spec, std::span<const CaseSpec> cases,
+                     const RunOptions& options);
+
+// A reader name usable in reports and expectation files: 1-64 characters of
+// [A-Za-z0-9._+-] (no blanks, no path separators).
+bool valid_reader_name(std::string_view name) noexcept;
+
+}  // namespace stguard::conform
+
+#endif  // STGUARD_CONFORMANCE_RUNNER_RUNNER_H_

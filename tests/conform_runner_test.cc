@@ -1,0 +1,627 @@
+// tests/conform_runner_test.cc: the conformance runner: grading rules (pure),
+// command splitting, expectation files, the manifest loader, the process
+// limits, and whole runs against the fake readers of fake_reader.cc, each of
+// which must get its grade.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_cli.h"
+#include "runner/cases.h"
+#include "runner/expectations.h"
+#include "runner/grade.h"
+#include "runner/process.h"
+#include "runner/reader.h"
+#include "runner/runner.h"
+#include "temp_dir.h"
+
+namespace {
+
+namespace conf = stguard::conform;
+using conf::Grade;
+using Status = conf::ProcessResult::Status;
+
+conf::CaseSpec make_case(std::string verdict) {
+  conf::CaseSpec spec;
+  spec.id = "group/case";
+  spec.group = "group";
+  spec.file = "/nonexistent/case.safetensors";
+  spec.verdict = std::move(verdict);
+  if (spec.verdict != "reject") {
+    spec.expected_tensors = std::vector<conf::ExpectedTensor>{
+        {"a", "F32", {2}, 0, 8, std::string(64, 'a')}, {"b", "U8", {}, 8, 9, std::string(64, 'b')}};
+  }
+  return spec;
+}
+
+conf::ProcessResult exited(int code, std::string out, std::string err = "") {
+  conf::ProcessResult run;
+  run.status = Status::kExited;
+  run.exit_code = code;
+  run.stdout_text = std::move(out);
+  run.stderr_tail = std::move(err);
+  return run;
+}
+
+const std::string kGoodTensors =
+    R"([{"name":"b","dtype":"U8","shape":[],"data_offsets":[8,9],"sha256":")" +
+    std::string(64, 'b') +
+    R"("},{"name":"a","dtype":"F32","shape":[2],"data_offsets":[0,8],"sha256":")" +
+    std::string(64, 'a') + R"("}])";
+
+std::string accept_with(const std::string& tensors) {
+  return R"({"verdict":"accept","error":null,"tensors":)" + tensors + "}\n";
+}
+
+conf::CaseResult grade(const conf::CaseSpec& spec, const conf::ProcessResult& run,
+                       conf::AdapterMode mode = conf::AdapterMode::kJson) {
+  return conf::grade_case(spec, mode, run, conf::ProcessLimits{});
+}
+
+// --- Grading rules -------------------------------------------------------
+
+TEST(ConformGrade, VerdictsAgainstExpectedVerdicts) {
+  const std::string reject = R"({"verdict":"reject","error":"bad header"})";
+  EXPECT_EQ(grade(make_case("accept"), exited(0, accept_with(kGoodTensors))).grade, Grade::kPass);
+  EXPECT_EQ(grade(make_case("reject"), exited(0, reject)).grade, Grade::kPass);
+  EXPECT_EQ(grade(make_case("either"), exited(0, accept_with(kGoodTensors))).grade,
+            Grade::kImplAccept);
+  EXPECT_EQ(grade(make_case("either"), exited(0, reject)).grade, Grade::kImplReject);
+  conf::CaseResult should_accept = grade(make_case("accept"), exited(0, reject));
+  EXPECT_EQ(should_accept.grade, Grade::kFailShouldAccept);
+  EXPECT_EQ(should_accept.reader_error, "bad header");
+  EXPECT_EQ(should_accept.verdict, "reject");
+  conf::CaseResult should_reject = grade(make_case("reject"), exited(0, accept_with("[]")));
+  EXPECT_EQ(should_reject.grade, Grade::kFailShouldReject);
+  EXPECT_EQ(should_reject.verdict, "accept");
+}
+
+TEST(ConformGrade, ContentDifferencesAreWrongContent) {
+  auto detail_of = [](const std::string& tensors) {
+    conf::CaseResult r = grade(make_case("accept"), exited(0, accept_with(tensors)));
+    EXPECT_EQ(r.grade, Grade::kFailWrongContent) << tensors;
+    return r.detail;
+  };
+  const std::string b = R"({"name":"b","dtype":"U8","shape":[],"data_offsets":[8,9],"sha256":")" +
+                        std::string(64, 'b') + "\"}";
+  auto a_with = [](const std::string& dtype, const std::string& shape, const std::string& offsets,
+                   const std::string& sha) {
+    return R"({"name":"a","dtype":")" + dtype + R"(","shape":)" + shape + R"(,"data_offsets":)" +
+           offsets + R"(,"sha256":")" + sha + "\"}";
+  };
+  const std::string sha_a(64, 'a');
+  EXPECT_NE(detail_of("[" + a_with("F16", "[2]", "[0,8]", sha_a) + "," + b + "]").find("dtype"),
+            std::string::npos);
+  EXPECT_NE(detail_of("[" + a_with("F32", "[1,2]", "[0,8]", sha_a) + "," + b + "]").find("shape"),
+            std::string::npos);
+  EXPECT_NE(
+      detail_of("[" + a_with("F32", "[2]", "[1,9]", sha_a) + "," + b + "]").find("data_offsets"),
+      std::string::npos);
+  EXPECT_NE(detail_of("[" + a_with("F32", "[2]", "[0,8]", std::string(64, 'c')) + "," + b + "]")
+                .find("bytes differ"),
+            std::string::npos);
+  EXPECT_NE(detail_of("[" + b + "]").find("missing tensor \"a\""), std::string::npos);
+  const std::string a = a_with("F32", "[2]", "[0,8]", sha_a);
+  EXPECT_NE(detail_of("[" + a + "," + b + "," + b + "]").find("reported twice"), std::string::npos);
+  const std::string extra =
+      R"({"name":"z","dtype":"U8","shape":[],"data_offsets":[9,10],"sha256":")" +
+      std::string(64, 'b') + "\"}";
+  EXPECT_NE(detail_of("[" + a + "," + b + "," + extra + "]").find("unexpected tensor \"z\""),
+            std::string::npos);
+  // A float is not an exact integer, even when integral.
+  EXPECT_NE(detail_of("[" + a_with("F32", "[2.0]", "[0,8]", sha_a) + "," + b + "]").find("shape"),
+            std::string::npos);
+  // Several differences: the first is shown, the rest counted.
+  EXPECT_NE(detail_of("[" + a_with("F16", "[2]", "[0,8]", sha_a) + "]").find("1 more difference"),
+            std::string::npos);
+  // Wrong content on an either case is still wrong content, not IMPL_ACCEPT.
+  EXPECT_EQ(grade(make_case("either"), exited(0, accept_with("[" + b + "]"))).grade,
+            Grade::kFailWrongContent);
+}
+
+TEST(ConformGrade, IllTypedTensorFieldsAreContentNotProtocol) {
+  // The reader accepted; what it reports is graded as what it read.
+  for (const std::string& tensor :
+       {std::string(R"({"name":"a","dtype":"F32","shape":[2],"data_offsets":[0,8]})"),
+        std::string(R"({"name":"a","dtype":7,"shape":[2],"data_offsets":[0,8],"sha256":"x"})"),
+        std::string(R"({"name":"a","dtype":"F32","shape":2,"data_offsets":[0,8],"sha256":"x"})"),
+        std::string(R"({"name":"a","dtype":"F32","shape":[2],"data_offsets":[0],"sha256":"x"})"),
+        std::string(R"({"name":1,"dtype":"F32","shape":[2],"data_offsets":[0,8],"sha256":"x"})")}) {
+    EXPECT_EQ(grade(make_case("accept"), exited(0, accept_with("[" + tensor + "]"))).grade,
+              Grade::kFailWrongContent)
+        << tensor;
+    EXPECT_EQ(grade(make_case("reject"), exited(0, accept_with("[" + tensor + "]"))).grade,
+              Grade::kFailShouldReject)
+        << tensor;
+  }
+}
+
+TEST(ConformGrade, ExactNumbersMayBeDecimalStringsAndHashesAnyCase) {
+  const std::string tensors =
+      R"([{"name":"a","dtype":"F32","shape":["2"],"data_offsets":["0","8"],"sha256":")" +
+      std::string(64, 'A') +
+      R"("},{"name":"b","dtype":"U8","shape":[],"data_offsets":[8,9],"sha256":")" +
+      std::string(64, 'b') + "\"}]";
+  EXPECT_EQ(grade(make_case("accept"), exited(0, accept_with(tensors))).grade, Grade::kPass);
+}
+
+TEST(ConformGrade, ProcessFailures) {
+  conf::ProcessResult signaled;
+  signaled.status = Status::kSignaled;
+  signaled.term_signal = 11;
+  signaled.stderr_tail = "Segmentation fault in parse()\n";
+  conf::CaseResult crash = grade(make_case("accept"), signaled);
+  EXPECT_EQ(crash.grade, Grade::kCrash);
+  EXPECT_EQ(crash.detail, "killed by SIGSEGV");
+  EXPECT_EQ(crash.reader_error, "Segmentation fault in parse()");
+
+  conf::ProcessResult timed_out;
+  timed_out.status = Status::kTimedOut;
+  EXPECT_EQ(grade(make_case("reject"), timed_out).grade, Grade::kTimeout);
+
+  conf::ProcessResult not_started;
+  not_started.spawn_error = "command not found: x";
+  EXPECT_EQ(grade(make_case("reject"), not_started).grade, Grade::kCrash);
+
+  // JSON mode: every verdict exits 0, so exit 1 is a crash even with output.
+  conf::CaseResult exit1 =
+      grade(make_case("reject"), exited(1, R"({"verdict":"reject"})", "Traceback ..."));
+  EXPECT_EQ(exit1.grade, Grade::kCrash);
+  EXPECT_NE(exit1.detail.find("exit status 1"), std::string::npos);
+}
+
+TEST(ConformGrade, ProtocolErrors) {
+  const conf::CaseSpec spec = make_case("reject");
+  for (const std::string& out : std::vector<std::string>{
+           "", "not json", "[]", "\"reject\"", R"({"verdict":"maybe"})", R"({"error":"x"})",
+           R"({"verdict":"reject","error":42})", R"({"verdict":"accept"})",
+           R"({"verdict":"accept","tensors":{}})", R"({"verdict":"accept","tensors":[1]})",
+           R"({"verdict":"reject"}{"verdict":"reject"})",
+           "{\"verdict\":\"reject\",\"error\":\"\xff\"}"}) {
+    conf::CaseResult r = grade(spec, exited(0, out));
+    EXPECT_EQ(r.grade, Grade::kProtocolError) << out;
+    EXPECT_FALSE(r.detail.empty()) << out;
+    EXPECT_TRUE(r.verdict.empty()) << out;
+  }
+  conf::ProcessResult flood = exited(0, R"({"verdict":"reject"})");
+  flood.stdout_truncated = true;
+  EXPECT_EQ(grade(spec, flood).grade, Grade::kProtocolError);
+  // Surrounding whitespace is fine.
+  EXPECT_EQ(grade(spec, exited(0, "\n  {\"verdict\":\"reject\"}  \n\n")).grade, Grade::kPass);
+}
+
+TEST(ConformGrade, PlainModeGradesByExitStatus) {
+  using conf::AdapterMode;
+  EXPECT_EQ(grade(make_case("accept"), exited(0, ""), AdapterMode::kPlain).grade, Grade::kPass);
+  EXPECT_EQ(grade(make_case("accept"), exited(1, ""), AdapterMode::kPlain).grade,
+            Grade::kFailShouldAccept);
+  EXPECT_EQ(grade(make_case("reject"), exited(0, ""), AdapterMode::kPlain).grade,
+            Grade::kFailShouldReject);
+  EXPECT_EQ(grade(make_case("either"), exited(1, ""), AdapterMode::kPlain).grade,
+            Grade::kImplReject);
+  EXPECT_EQ(grade(make_case("reject"), exited(2, ""), AdapterMode::kPlain).grade, Grade::kCrash);
+}
+
+// --- Commands, readers, expectations, manifest ---------------------------
+
+TEST(ConformReaderSpec, SplitCommand) {
+  std::string error;
+  using Words = std::vector<std::string>;
+  EXPECT_EQ(conf::split_command("node  adapter.mjs", &error), (Words{"node", "adapter.mjs"}));
+  EXPECT_EQ(conf::split_command(R"(a 'b c' "d \"e\"" f\ g)", &error),
+            (Words{"a", "b c", "d \"e\"", "f g"}));
+  EXPECT_EQ(conf::split_command("x ''", &error), (Words{"x", ""}));
+  EXPECT_FALSE(conf::split_command("a 'b", &error));
+  EXPECT_NE(error.find("unterminated"), std::string::npos);
+  EXPECT_FALSE(conf::split_command("   ", &error));
+  EXPECT_EQ(conf::command_text({"a", "b c", "it's"}), R"(a 'b c' 'it'\''s')");
+}
+
+TEST(ConformReaderSpec, ReaderJson) {
+  stguard_test::TempDir dir;
+  auto write = [&](const std::string& text) { std::ofstream(dir.file("reader.json")) << text; };
+  std::string error;
+  write(
+      R"({"name":"r","command":["${STGUARD}","adapter"],"version_command":["v"],"mode":"plain"})");
+  std::optional<conf::ReaderSpec> spec = conf::load_reader_dir(dir.path(), "/bin/self", &error);
+  ASSERT_TRUE(spec) << error;
+  EXPECT_EQ(spec->command, (std::vector<std::string>{"/bin/self", "adapter"}));
+  EXPECT_EQ(spec->mode, conf::AdapterMode::kPlain);
+  EXPECT_TRUE(spec->setup.empty());
+  EXPECT_EQ(spec->working_dir, std::filesystem::absolute(dir.path()));
+  for (const std::string& bad :
+       {std::string(R"({"command":["x"]})"), std::string(R"({"name":"r","command":[]})"),
+        std::string(R"({"name":"r","command":["x"],"mode":"xml"})"), std::string("[")}) {
+    write(bad);
+    EXPECT_FALSE(conf::load_reader_dir(dir.path(), "/bin/self", &error)) << bad;
+    EXPECT_NE(error.find("reader.json"), std::string::npos) << bad;
+  }
+  EXPECT_TRUE(conf::valid_reader_name("safetensors-npm"));
+  EXPECT_FALSE(conf::valid_reader_name("two words"));
+  EXPECT_FALSE(conf::valid_reader_name(""));
+}
+
+TEST(ConformExpectations, ParseApplyAndWrite) {
+  std::string error;
+  std::optional<conf::Expectations> e = conf::Expectations::parse(
+      "# known failures\n"
+      "layout/overlap-* FAIL_SHOULD_REJECT   # no overlap check\n"
+      "other-reader dtypes/x CRASH\n"
+      "\n"
+      "dtypes/y CRASH,TIMEOUT\n",
+      &error);
+  ASSERT_TRUE(e) << error;
+  conf::CaseResult r;
+  r.case_id = "layout/overlap-full";
+  r.grade = Grade::kFailShouldReject;
+  e->apply("me", r);
+  EXPECT_EQ(r.expectation, conf::Expectation::kExpectedFailure);
+  EXPECT_FALSE(conf::result_fails_run(r));
+  r.grade = Grade::kPass;
+  e->apply("me", r);
+  EXPECT_EQ(r.expectation, conf::Expectation::kUnexpectedPass);
+  r.grade = Grade::kCrash;
+  e->apply("me", r);
+  EXPECT_EQ(r.expectation, conf::Expectation::kOtherFailure);
+  EXPECT_TRUE(conf::result_fails_run(r));
+  r.case_id = "dtypes/x";  // listed for another reader only
+  e->apply("me", r);
+  EXPECT_EQ(r.expectation, conf::Expectation::kNone);
+  e->apply("other-reader", r);
+  EXPECT_EQ(r.expectation, conf::Expectation::kExpectedFailure);
+  r.case_id = "dtypes/y";
+  r.grade = Grade::kTimeout;
+  e->apply("me", r);
+  EXPECT_EQ(r.expectation, conf::Expectation::kExpectedFailure);
+
+  EXPECT_FALSE(conf::Expectations::parse("a/b NOT_A_GRADE\n", &error));
+  EXPECT_NE(error.find("line 1"), std::string::npos);
+  EXPECT_FALSE(conf::Expectations::parse("\na/b PASS\n", &error));
+  EXPECT_NE(error.find("line 2"), std::string::npos);
+  EXPECT_FALSE(conf::Expectations::parse("a/b\n", &error));
+  EXPECT_FALSE(conf::Expectations::parse("a b c CRASH\n", &error));
+
+  conf::ReaderRun run;
+  run.name = "me";
+  conf::CaseResult failing;
+  failing.case_id = "z/case";
+  failing.grade = Grade::kCrash;
+  conf::CaseResult passing;
+  passing.case_id = "a/case";
+  run.results = {passing, failing};
+  const std::string text = conf::expectations_text(std::vector<conf::ReaderRun>{run});
+  EXPECT_NE(text.find("\nz/case CRASH\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("a/case"), std::string::npos) << text;
+  // What it writes, it reads back.
+  EXPECT_TRUE(conf::Expectations::parse(text, &error)) << error;
+}
+
+TEST(ConformCorpus, LoadsTheCommittedManifest) {
+  std::string error;
+  std::optional<conf::Corpus> corpus = conf::load_corpus(STGUARD_CORPUS_DIR, &error);
+  ASSERT_TRUE(corpus) << error;
+  EXPECT_GT(corpus->cases.size(), 400u);
+  for (std::size_t i = 1; i < corpus->cases.size(); ++i) {
+    EXPECT_LT(corpus->cases[i - 1].id, corpus->cases[i].id);
+  }
+  for (const conf::CaseSpec& c : corpus->cases) {
+    EXPECT_TRUE(std::filesystem::exists(c.file)) << c.id;
+    EXPECT_EQ(c.expected_tensors.has_value(), c.verdict != "reject") << c.id;
+  }
+  conf::CaseFilter filter{{"layout/*"}, {}};
+  EXPECT_TRUE(filter.matches(corpus->cases.front()) == (corpus->cases.front().group == "layout"));
+}
+
+TEST(ConformCorpus, RejectsBrokenManifests) {
+  stguard_test::TempDir dir;
+  std::string error;
+  EXPECT_FALSE(conf::load_corpus(dir.path(), &error));
+  EXPECT_NE(error.find("manifest.json"), std::string::npos);
+  for (const std::string& bad :
+       {std::string(R"({"cases":[{"id":"a/b","file":"../x","verdict":"reject"}]})"),
+        std::string(R"({"cases":[{"id":"a/b","file":"x","verdict":"perhaps"}]})"),
+        std::string(R"({"cases":[{"id":"a/b","file":"x","verdict":"accept"}]})"),
+        std::string(R"({"cases":[{"id":"a/b","file":"x","verdict":"reject"},)"
+                    R"({"id":"a/b","file":"y","verdict":"reject"}]})"),
+        std::string(R"({"cases":{}})")}) {
+    std::ofstream(dir.file("manifest.json"), std::ios::trunc) << bad;
+    EXPECT_FALSE(conf::load_corpus(dir.path(), &error)) << bad;
+  }
+}
+
+// --- Processes ------------------------------------------------------------
+
+TEST(ConformProcess, TimeoutKillsTheProcessGroup) {
+  conf::ProcessLimits limits;
+  limits.timeout = std::chrono::milliseconds(500);
+  const auto start = std::chrono::steady_clock::now();
+  conf::ProcessResult run = conf::run_process({STGUARD_FAKE_READER_PATH, "hang", "x"},
+                                              std::filesystem::current_path(), limits);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(run.status, Status::kTimedOut);
+  // The forked child held the pipes open too: returning at all proves the
+  // group was killed; returning promptly proves nobody waited for it.
+  EXPECT_LT(seconds, 5.0);
+}
+
+TEST(ConformProcess, MissingExecutableAndArguments) {
+  conf::ProcessResult run =
+      conf::run_process({"stguard-no-such-program"}, std::filesystem::current_path(), {});
+  EXPECT_EQ(run.status, Status::kSpawnFailed);
+  EXPECT_NE(run.spawn_error.find("not found"), std::string::npos);
+  conf::ProcessResult echo =
+      conf::run_process({"/bin/echo", "a b", "c"}, std::filesystem::current_path(), {});
+  EXPECT_EQ(echo.status, Status::kExited);
+  EXPECT_EQ(echo.stdout_text, "a b c\n");
+}
+
+TEST(ConformProcess, StdoutIsCapped) {
+  conf::ProcessLimits limits;
+  limits.max_stdout_bytes = 1 << 20;
+  conf::ProcessResult run = conf::run_process({STGUARD_FAKE_READER_PATH, "flood", "x"},
+                                              std::filesystem::current_path(), limits);
+  EXPECT_EQ(run.status, Status::kExited);
+  EXPECT_TRUE(run.stdout_truncated);
+  EXPECT_EQ(run.stdout_text.size(), std::size_t{1} << 20);
+}
+
+// --- Whole runs with the fake readers ---------------------------------------
+
+class ConformFakeReaders : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string error;
+    std::optional<conf::Corpus> corpus = conf::load_corpus(STGUARD_CORPUS_DIR, &error);
+    ASSERT_TRUE(corpus) << error;
+    // A few of each verdict, some accepted cases with tensors.
+    std::map<std::string, int> taken;
+    for (const conf::CaseSpec& c : corpus->cases) {
+      bool has_tensors = c.expected_tensors && !c.expected_tensors->empty();
+      if (c.verdict != "reject" && !has_tensors) continue;
+      if (taken[c.verdict]++ < 3) cases_->push_back(c);
+    }
+    ASSERT_EQ(cases_->size(), 9u);
+  }
+
+  static conf::ReaderRun run(const std::string& mode, conf::ProcessLimits limits = {},
+                             conf::AdapterMode adapter_mode = conf::AdapterMode::kJson) {
+    conf::ReaderSpec spec;
+    spec.name = "fake-" + mode;
+    spec.command = {STGUARD_FAKE_READER_PATH, mode};
+    spec.mode = adapter_mode;
+    spec.working_dir = std::filesystem::current_path();
+    conf::RunOptions options;
+    options.jobs = 3;
+    options.limits = limits;
+    return conf::run_reader(spec, *cases_, options);
+  }
+
+  // The grade each verdict's cases got; fails when cases of one verdict got
+  // different grades.
+  static std::map<std::string, Grade> grades_by_verdict(const conf::ReaderRun& run) {
+    std::map<std::string, Grade> grades;
+    for (const conf::CaseResult& r : run.results) {
+      auto [it, inserted] = grades.emplace(r.expected_verdict, r.grade);
+      EXPECT_EQ(it->second, r.grade) << run.name << " " << r.case_id << ": " << r.detail;
+    }
+    return grades;
+  }
+
+  static inline std::vector<conf::CaseSpec>* cases_ = new std::vector<conf::CaseSpec>();
+};
+
+TEST_F(ConformFakeReaders, OraclePassesEverything) {
+  conf::ReaderRun r = run("oracle");
+  ASSERT_EQ(r.results.size(), 9u);
+  for (std::size_t i = 1; i < r.results.size(); ++i) {
+    EXPECT_LT(r.results[i - 1].case_id, r.results[i].case_id);  // case order, whatever -j did
+  }
+  std::map<std::string, Grade> grades = grades_by_verdict(r);
+  EXPECT_EQ(grades["accept"], Grade::kPass);
+  EXPECT_EQ(grades["reject"], Grade::kPass);
+  EXPECT_EQ(grades["either"], Grade::kImplAccept);
+}
+
+TEST_F(ConformFakeReaders, AlwaysAccept) {
+  std::map<std::string, Grade> grades = grades_by_verdict(run("accept"));
+  EXPECT_EQ(grades["accept"], Grade::kFailWrongContent);  // no tensors reported
+  EXPECT_EQ(grades["reject"], Grade::kFailShouldReject);
+  EXPECT_EQ(grades["either"], Grade::kFailWrongContent);
+}
+
+TEST_F(ConformFakeReaders, AlwaysReject) {
+  conf::ReaderRun r = run("reject");
+  std::map<std::string, Grade> grades = grades_by_verdict(r);
+  EXPECT_EQ(grades["accept"], Grade::kFailShouldAccept);
+  EXPECT_EQ(grades["reject"], Grade::kPass);
+  EXPECT_EQ(grades["either"], Grade::kImplReject);
+  EXPECT_EQ(r.results.front().reader_error, "fake reader rejects everything");
+}
+
+TEST_F(ConformFakeReaders, CrashIsCrash) {
+  conf::ReaderRun r = run("crash");
+  for (const conf::CaseResult& result : r.results) {
+    EXPECT_EQ(result.grade, Grade::kCrash) << result.case_id;
+    EXPECT_EQ(result.detail, "killed by SIGSEGV");
+    EXPECT_EQ(result.reader_error, "fake reader: about to crash");
+  }
+}
+
+TEST_F(ConformFakeReaders, HangIsTimeout) {
+  conf::ProcessLimits limits;
+  limits.timeout = std::chrono::milliseconds(300);
+  for (const conf::CaseResult& result : run("hang", limits).results) {
+    EXPECT_EQ(result.grade, Grade::kTimeout) << result.case_id;
+  }
+}
+
+TEST_F(ConformFakeReaders, GarbageIsProtocolError) {
+  for (const conf::CaseResult& result : run("garbage").results) {
+    EXPECT_EQ(result.grade, Grade::kProtocolError) << result.case_id;
+    EXPECT_NE(result.detail.find("this is not JSON"), std::string::npos) << result.detail;
+  }
+}
+
+TEST_F(ConformFakeReaders, WrongHashIsWrongContent) {
+  std::map<std::string, Grade> grades = grades_by_verdict(run("wrong-hash"));
+  EXPECT_EQ(grades["accept"], Grade::kFailWrongContent);
+  EXPECT_EQ(grades["reject"], Grade::kPass);
+  EXPECT_EQ(grades["either"], Grade::kFailWrongContent);
+}
+
+TEST_F(ConformFakeReaders, HugeAllocationHitsTheMemoryLimit) {
+  conf::ProcessLimits limits;
+  limits.address_space_bytes = std::uint64_t{64} << 20;
+  for (const conf::CaseResult& result : run("huge-alloc", limits).results) {
+    EXPECT_EQ(result.grade, Grade::kCrash) << result.case_id << ": " << result.detail;
+    EXPECT_EQ(result.detail, "killed by SIGABRT");
+  }
+}
+
+TEST_F(ConformFakeReaders, ExitStatusAndFlood) {
+  for (const conf::CaseResult& result : run("exit3").results) {
+    EXPECT_EQ(result.grade, Grade::kCrash);
+    EXPECT_NE(result.detail.find("exit status 3"), std::string::npos);
+  }
+  for (const conf::CaseResult& result : run("flood").results) {
+    EXPECT_EQ(result.grade, Grade::kProtocolError);
+  }
+}
+
+TEST_F(ConformFakeReaders, PlainMode) {
+  std::map<std::string, Grade> accept =
+      grades_by_verdict(run("plain-accept", {}, conf::AdapterMode::kPlain));
+  EXPECT_EQ(accept["accept"], Grade::kPass);  // plain mode cannot see content
+  EXPECT_EQ(accept["reject"], Grade::kFailShouldReject);
+  EXPECT_EQ(accept["either"], Grade::kImplAccept);
+  std::map<std::string, Grade> reject =
+      grades_by_verdict(run("plain-reject", {}, conf::AdapterMode::kPlain));
+  EXPECT_EQ(reject["accept"], Grade::kFailShouldAccept);
+  EXPECT_EQ(reject["reject"], Grade::kPass);
+}
+
+// --- The command ------------------------------------------------------------
+
+std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  }
+  return lines;
+}
+
+std::string fake(const std::string& mode) {
+  return std::string("'") + STGUARD_FAKE_READER_PATH + "' " + mode;
+}
+
+TEST(ConformCli, UsageErrors) {
+  using stguard_test::run_cli;
+  EXPECT_EQ(run_cli({"conform", "--help"}).exit_code, 0);
+  EXPECT_EQ(run_cli({"conform", "report", "--help"}).exit_code, 0);
+  stguard_test::CliRun none = run_cli({"conform"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no reader"), std::string::npos);
+  stguard_test::CliRun missing = run_cli({"conform", "--adapter", "/nonexistent/reader"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("cannot find"), std::string::npos);
+  EXPECT_EQ(run_cli({"conform", "--name", "x"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"conform", "--adapter", fake("oracle"), "-j", "0"}).exit_code, 2);
+  stguard_test::CliRun no_case =
+      run_cli({"conform", "--adapter", fake("oracle"), "--case", "no/such-*"});
+  EXPECT_EQ(no_case.exit_code, 2);
+  EXPECT_EQ(
+      run_cli({"conform", "--adapter", fake("oracle"), "--expectations", "/nonexistent"}).exit_code,
+      2);
+}
+
+TEST(ConformCli, RunsWritesReportsAndHonoursExpectations) {
+  using stguard_test::run_cli;
+  stguard_test::TempDir dir;
+  const std::string out_dir = dir.file("out");
+  stguard_test::CliRun oracle = run_cli({"conform", "-q", "--adapter", fake("oracle"), "--name",
+                                         "oracle", "--case", "layout/*", "--out-dir", out_dir});
+  EXPECT_EQ(oracle.exit_code, 0) << oracle.out << oracle.err;
+  for (const char* name : {"results.jsonl", "junit.xml", "matrix.html", "summary.txt"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / name)) << name;
+  }
+  std::vector<nlohmann::json> lines = read_jsonl(out_dir + "/results.jsonl");
+  ASSERT_FALSE(lines.empty());
+  for (const nlohmann::json& line : lines) {
+    EXPECT_EQ(line["reader"], "oracle");
+    EXPECT_EQ(line["grade"], "PASS") << line.dump();
+    EXPECT_EQ(line["group"], "layout");
+  }
+
+  // A failing reader fails the run; its failures written as expectations
+  // make the same run pass; a reader that then passes is XPASS, not a failure.
+  const std::string expectations = dir.file("known.txt");
+  stguard_test::CliRun failing =
+      run_cli({"conform", "-q", "--adapter", fake("reject"), "--name", "r", "--case", "layout/*",
+               "--write-expectations", expectations});
+  EXPECT_EQ(failing.exit_code, 1) << failing.err;
+  EXPECT_NE(failing.out.find("FAIL_SHOULD_ACCEPT"), std::string::npos) << failing.out;
+  stguard_test::CliRun expected =
+      run_cli({"conform", "-q", "--adapter", fake("reject"), "--name", "r", "--case", "layout/*",
+               "--expectations", expectations});
+  EXPECT_EQ(expected.exit_code, 0) << expected.out;
+  stguard_test::CliRun xpass =
+      run_cli({"conform", "-q", "--adapter", fake("oracle"), "--name", "r", "--case", "layout/*",
+               "--expectations", expectations, "--jsonl", dir.file("xpass.jsonl")});
+  EXPECT_EQ(xpass.exit_code, 0) << xpass.out;
+  bool saw_xpass = false;
+  for (const nlohmann::json& line : read_jsonl(dir.file("xpass.jsonl"))) {
+    saw_xpass = saw_xpass || line["expectation"] == "XPASS";
+  }
+  EXPECT_TRUE(saw_xpass);
+  // A crash is a new failure even with the expectations.
+  EXPECT_EQ(run_cli({"conform", "-q", "--adapter", fake("crash"), "--name", "r", "--case",
+                     "layout/*", "--expectations", expectations})
+                .exit_code,
+            1);
+
+  // Saved results of two runs combine into one matrix.
+  const std::string a = dir.file("a.jsonl");
+  const std::string b = dir.file("b.jsonl");
+  run_cli({"conform", "-q", "--adapter", fake("oracle"), "--name", "a", "--case", "layout/*",
+           "--jsonl", a});
+  run_cli({"conform", "-q", "--adapter", fake("plain-accept"), "--plain", "--name", "b", "--case",
+           "layout/*", "--jsonl", b});
+  stguard_test::CliRun report = run_cli(
+      {"conform", "report", "--html", dir.file("m.html"), "--markdown", dir.file("m.md"), a, b});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  std::ifstream md(dir.file("m.md"));
+  std::string markdown((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(markdown.find("| a"), std::string::npos);
+  EXPECT_NE(markdown.find("| b"), std::string::npos);
+  EXPECT_EQ(run_cli({"conform", "report", dir.file("known.txt")}).exit_code, 2);
+}
+
+TEST(ConformCli, SkipsAReaderThatIsNotInstalled) {
+  using stguard_test::run_cli;
+  stguard_test::TempDir dir;
+  std::filesystem::create_directory(dir.path() / "r");
+  std::ofstream(dir.path() / "r" / "reader.json")
+      << R"({"name":"absent","command":["/bin/true"],"version_command":["/bin/false"]})";
+  const std::string reader_dir = (dir.path() / "r").string();
+  stguard_test::CliRun run = run_cli({"conform", "-q", "--reader", reader_dir, "--case", "layout/*",
+                                      "--jsonl", dir.file("r.jsonl")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("SKIPPED"), std::string::npos) << run.out;
+  std::vector<nlohmann::json> lines = read_jsonl(dir.file("r.jsonl"));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["skipped"], true);
+  EXPECT_EQ(
+      run_cli({"conform", "-q", "--reader", reader_dir, "--case", "layout/*", "--require-readers"})
+          .exit_code,
+      2);
+}
+
+}  // namespace
