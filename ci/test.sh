@@ -18,13 +18,18 @@ compilers="${1:-all}"
 
 run_preset() {
   local preset="$1"
+  shift
   echo "== $preset: configure"
   cmake --preset "$preset" >/dev/null
   echo "== $preset: build"
   cmake --build --preset "$preset" -j "$jobs"
   echo "== $preset: test"
-  ctest --preset "$preset" -j "$jobs"
+  ctest --preset "$preset" -j "$jobs" "$@"
 }
 
 if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsan; fi
-if [ "$compilers" = all ] || [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
+# The second compiler runs everything but conform.bundled (label conform):
+# that one grades the bundled readers' answers, which no compiler changes,
+# and costs minutes of node start-ups; the runner's own tests still run.
+if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
+if [ "$compilers" = all ]; then run_preset gcc-asan-ubsan -LE '^conform$'; fi
