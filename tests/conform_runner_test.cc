@@ -77,9 +77,12 @@ TEST(ConformGrade, VerdictsAgainstExpectedVerdicts) {
   EXPECT_EQ(should_accept.grade, Grade::kFailShouldAccept);
   EXPECT_EQ(should_accept.reader_error, "bad header");
   EXPECT_EQ(should_accept.verdict, "reject");
-  conf::CaseResult should_reject = grade(make_case("reject"), exited(0, accept_with("[]")));
+  conf::CaseSpec reject_case = make_case("reject");
+  reject_case.reason = "OFFSET_GAP";
+  conf::CaseResult should_reject = grade(reject_case, exited(0, accept_with("[]")));
   EXPECT_EQ(should_reject.grade, Grade::kFailShouldReject);
   EXPECT_EQ(should_reject.verdict, "accept");
+  EXPECT_EQ(should_reject.detail, "accepted; must be rejected: OFFSET_GAP");
 }
 
 TEST(ConformGrade, ContentDifferencesAreWrongContent) {

@@ -68,6 +68,7 @@ std::string read_case(const json& value, const std::filesystem::path& corpus_dir
     return "\"verdict\" must be accept, reject or either";
   }
   read_string(value, "description", spec.description);
+  read_string(value, "reason", spec.reason);  // null for accepted cases
   if (auto tags = value.find("tags"); tags != value.end() && tags->is_array()) {
     for (const json& tag : *tags) {
       if (tag.is_string()) spec.tags.push_back(tag.get<std::string>());

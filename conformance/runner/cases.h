@@ -27,6 +27,7 @@ struct CaseSpec {
   std::string group;  // "layout"
   std::filesystem::path file;
   std::string verdict;  // "accept" | "reject" | "either"
+  std::string reason;   // the strict profile's reason code ("OFFSET_GAP"), "" when it accepts
   std::string description;
   std::vector<std::string> tags;
   // Present for accept and either cases (what a reader that accepts must

@@ -143,6 +143,12 @@ void grade_verdict(const CaseSpec& spec, bool accepted, CaseResult& result) {
     result.grade = accepted ? Grade::kPass : Grade::kFailShouldAccept;
   } else {
     result.grade = accepted ? Grade::kFailShouldReject : Grade::kPass;
+    // The reader has no message for what it let through: say what is wrong
+    // with the file.
+    if (accepted) {
+      result.detail = spec.reason.empty() ? "accepted a file that must be rejected"
+                                          : "accepted; must be rejected: " + spec.reason;
+    }
   }
 }
 
