@@ -37,7 +37,7 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
 
   detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
   if (!scanner.scan(out)) return scanner.take_error();
-  if (auto fault = detail::check_sizes_and_layout(out, n, file_size, options.profile)) {
+  if (auto fault = detail::check_sizes_and_layout(out, n, file_size)) {
     return std::move(*fault);
   }
   return n;
@@ -113,6 +113,7 @@ Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::
 Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
                             const ParseOptions& options) {
   detail::ScannedHeader scanned;
+  scanned.keep_details = true;
   Result<std::uint64_t> n = scan_and_check(bytes, file_size, options, scanned);
   if (!n) return std::move(n).error();
   Header header;
@@ -120,10 +121,12 @@ Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t f
   header.file_size = file_size;
   header.metadata = std::move(scanned.metadata);
   header.tensors.reserve(scanned.tensors.size());
-  for (const detail::TensorRecord& r : scanned.tensors) {
+  std::string scratch;  // unused: with details kept, names are never read again
+  for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
+    const detail::TensorRecord& r = scanned.tensors[i];
     TensorInfo& t = header.tensors.emplace_back();
-    t.name.assign(scanned.name(r));
-    const std::span<const std::uint64_t> shape = scanned.shape(r);
+    t.name.assign(scanned.name(i, scratch));
+    const std::span<const std::uint64_t> shape = scanned.shape(i);
     t.shape.assign(shape.begin(), shape.end());
     t.begin = r.begin;
     t.end = r.end;

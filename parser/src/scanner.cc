@@ -510,20 +510,46 @@ bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
 
 bool HeaderScanner::scan(ScannedHeader& out) {
   out.header_begin = begin_;
-  dims_ = &out.dims;
+  out.header_end = end_;
+  out.file_base = file_base_;
+  out_ = &out;
   // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
   // avoids most regrowth copies while staying within ~1x the header size.
   const auto header_size = static_cast<std::size_t>(end_ - begin_);
   const std::size_t expected_tensors = header_size / 64;
   if (expected_tensors <= options_.limits.max_tensors) {
     out.tensors.reserve(expected_tensors);
-    out.dims.reserve(expected_tensors * 2);
+    if (out.keep_details) {
+      out.details.reserve(expected_tensors);
+      out.dims.reserve(expected_tensors * 2);
+    }
     // The name table is probed at random, so it is sized for typical entries
     // (~128 bytes) rather than the worst case: growing it re-inserts every
     // name, but an oversized table misses the cache on every probe.
     tensor_names_.reserve(header_size / 128);
   }
   return read_document(out);
+}
+
+std::string_view HeaderScanner::string_at(const std::uint8_t* begin, const std::uint8_t* end,
+                                          const std::uint8_t* quote, std::string& scratch) {
+  static const ParseOptions kOptions;  // string decoding is the same in every profile
+  HeaderScanner scanner(begin, end, 0, kOptions);
+  scanner.p_ = quote;
+  StringValue value;
+  if (!scanner.read_string(scratch, value)) return {};  // not reached for a scanned string
+  return value.text;
+}
+
+std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
+  if (keep_details) {
+    const TensorDetail& d = details[index];
+    const char* base =
+        d.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
+    return {base + d.name_pos, static_cast<std::size_t>(d.name_len)};
+  }
+  const std::uint8_t* quote = header_begin + (tensors[index].header_offset - file_base);
+  return HeaderScanner::string_at(header_begin, header_end, quote, scratch);
 }
 
 bool HeaderScanner::read_document(ScannedHeader& out) {
@@ -567,37 +593,46 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
                       "more than max_tensors (" + std::to_string(options_.limits.max_tensors) +
                           ") tensors");
         }
+        const auto new_index = static_cast<std::uint32_t>(tensors.size());
         TensorRecord& tensor = tensors.emplace_back();
         tensor.header_offset = offset_of(key_at);
-        tensor.name_len = key.text.size();
-        if (key.decoded) {
-          // Decoded from escapes: keep a copy. Unescaped names stay in the header.
-          tensor.name_in_arena = true;
-          tensor.name_pos = out.name_arena.size();
-          out.name_arena.append(key.text);
-        } else {
-          tensor.name_pos = static_cast<std::uint64_t>(
-              reinterpret_cast<const std::uint8_t*>(key.text.data()) - begin_);
+        // A stable view of the name for the rest of this entry: in the header,
+        // or copied when decoded from escapes (key_scratch_ is reused below).
+        std::string_view name = key.text;
+        if (out.keep_details) {
+          TensorDetail& detail = out.details.emplace_back();
+          detail_ = &detail;
+          detail.name_len = key.text.size();
+          if (key.decoded) {
+            detail.name_in_arena = true;
+            detail.name_pos = out.name_arena.size();
+            out.name_arena.append(key.text);
+          } else {
+            detail.name_pos = static_cast<std::uint64_t>(
+                reinterpret_cast<const std::uint8_t*>(key.text.data()) - begin_);
+          }
+          name = out.name(new_index, name_scratch_);
+        } else if (key.decoded) {
+          name_scratch_.assign(key.text);
+          name = name_scratch_;
         }
-        const std::string_view name = out.name(tensor);
         // The duplicate check comes after the entry is read so that the
         // prefetched hash slot has arrived by then (see NameIndex).
         const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
-        auto name_of = [&out](std::uint32_t i) -> std::string_view {
-          return out.name(out.tensors[i]);
+        auto name_of = [&out, this](std::uint32_t i) -> std::string_view {
+          return out.name(i, compare_scratch_);
         };
         auto duplicate = [&](std::uint32_t first) {
           return fail(Reason::kDuplicateKey, key_at,
                       "tensor name " + quoted(name) + " appears twice (first at byte " +
                           std::to_string(tensors[first].header_offset) + ")");
         };
-        if (!read_tensor_entry(tensors.back(), name)) {
+        if (!read_tensor_entry(tensor, name)) {
           // In document order the repeated name comes before its value's fault.
           const std::uint32_t first = tensor_names_.find(hash, name, name_of);
           if (strict() && first != NameIndex::kAbsent) return duplicate(first);
           return false;
         }
-        const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
         const std::uint32_t existing = tensor_names_.find_or_insert(hash, name, new_index, name_of);
         if (existing != NameIndex::kAbsent && strict()) return duplicate(existing);
         if (existing != NameIndex::kAbsent) {
@@ -605,7 +640,12 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
           // last one wins; the earlier entry had to be well-typed all the same.
           tensors[existing] = tensors.back();
           tensors.pop_back();
+          if (out.keep_details) {
+            out.details[existing] = out.details.back();
+            out.details.pop_back();
+          }
         }
+        detail_ = nullptr;
       }
       skip_whitespace();
       if (peek() == ',') {
@@ -880,25 +920,47 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     return fail(Reason::kShapeInvalid, p_, "shape must be an array of unsigned integers");
   }
   ++p_;
-  // Dimensions are appended to the shared dims storage.
-  std::vector<std::uint64_t>& dims = *dims_;
-  tensor.shape_pos = dims.size();
-  tensor.rank = 0;
+  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
+  if (dims != nullptr) {
+    detail_->shape_pos = dims->size();
+    detail_->rank = 0;
+  }
+  // The element count, folded as the dimensions arrive. Reference: upstream
+  // folds left to right with checked multiplication, so a zero dimension
+  // early on hides any overflow after it. Strict: the product of the non-zero
+  // dimensions must fit as well, so a zero dimension cannot hide an overflow
+  // from readers that multiply in another order or compute strides
+  // ([0, 2^64-1, 2^64-1] is rejected).
+  std::uint64_t product = 1;
+  bool overflow = false;
+  bool has_zero = false;
+  std::uint64_t rank = 0;
+  auto finish = [&] {
+    tensor.elements = has_zero ? 0 : product;
+    tensor.elements_overflow = overflow;
+    if (dims != nullptr) detail_->rank = rank;
+    return true;
+  };
   skip_whitespace();
   if (peek() == ']') {
     ++p_;
-    return true;
+    return finish();
   }
   for (;;) {
-    if (tensor.rank >= options_.limits.max_rank) {
+    if (rank >= options_.limits.max_rank) {
       return fail(Reason::kLimitExceeded, p_,
                   "shape has more than max_rank (" + std::to_string(options_.limits.max_rank) +
                       ") dimensions");
     }
     std::uint64_t dim;
     if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
-    dims.push_back(dim);
-    ++tensor.rank;
+    if (dims != nullptr) dims->push_back(dim);
+    ++rank;
+    if (strict() && dim == 0) {
+      has_zero = true;
+    } else if (!overflow) {
+      overflow = __builtin_mul_overflow(product, dim, &product);
+    }
     skip_whitespace();
     if (peek() == ',') {
       ++p_;
@@ -907,7 +969,7 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     }
     if (peek() == ']') {
       ++p_;
-      return true;
+      return finish();
     }
     return fail_syntax(p_, "',' or ']' in shape");
   }

@@ -28,35 +28,47 @@
 
 namespace stguard::detail {
 
-// A tensor as scanned: fixed-size, no allocation of its own. The name and the
-// shape live in ScannedHeader's storage so that validating a header costs no
-// allocation per tensor; the public TensorInfo is built only on request.
+// A tensor as scanned: fixed-size, no allocation of its own, and only what the
+// checks after the scan need. The element count is folded while the shape is
+// read (by the profile's rule), so validation keeps no shape; names stay in
+// the header and are read again only for messages and name comparisons.
 struct TensorRecord {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
   std::uint64_t header_offset = 0;  // absolute offset of the name's '"'
-  std::uint64_t name_pos = 0;       // into the header bytes, or the name arena
+  std::uint64_t elements = 0;       // product of the dimensions (see read_shape)
+  Dtype dtype = Dtype::kU8;
+  bool elements_overflow = false;  // the product does not fit in u64
+};
+
+// What only parse_header needs, kept when ScannedHeader::keep_details is set:
+// where the name and the shape are.
+struct TensorDetail {
+  std::uint64_t name_pos = 0;  // into the header bytes, or the name arena
   std::uint64_t name_len = 0;
   std::uint64_t shape_pos = 0;  // into ScannedHeader::dims
   std::uint64_t rank = 0;
-  Dtype dtype = Dtype::kU8;
   bool name_in_arena = false;  // the name had escapes and was decoded
 };
 
 struct ScannedHeader {
   const std::uint8_t* header_begin = nullptr;
+  const std::uint8_t* header_end = nullptr;
+  std::uint64_t file_base = 8;        // absolute file offset of header_begin
+  bool keep_details = false;          // set by the caller before the scan
   std::vector<TensorRecord> tensors;  // document order (reference: dups merged)
+  std::vector<TensorDetail> details;  // parallel to tensors when keep_details
   std::string name_arena;             // decoded names that had escapes
-  std::vector<std::uint64_t> dims;    // all shapes, back to back
+  std::vector<std::uint64_t> dims;    // all shapes, back to back (keep_details)
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
 
-  std::string_view name(const TensorRecord& t) const noexcept {
-    const char* base =
-        t.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
-    return {base + t.name_pos, static_cast<std::size_t>(t.name_len)};
-  }
-  std::span<const std::uint64_t> shape(const TensorRecord& t) const noexcept {
-    return {dims.data() + t.shape_pos, static_cast<std::size_t>(t.rank)};
+  // The unescaped name of tensors[index]. Without details it is read again
+  // from the header (it was validated there); `scratch` holds it when it had
+  // escapes, so the view lives as long as `scratch` is not changed.
+  std::string_view name(std::size_t index, std::string& scratch) const;
+  std::span<const std::uint64_t> shape(std::size_t index) const noexcept {
+    const TensorDetail& d = details[index];
+    return {dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)};
   }
 };
 
@@ -72,6 +84,12 @@ class HeaderScanner {
   bool scan(ScannedHeader& out);
 
   Error take_error() { return std::move(error_); }
+
+  // The unescaped value of the JSON string whose opening quote is at `quote`
+  // in [begin, end), a string the scan has already read without fault. The
+  // view is into the header, or into `scratch` when the string had escapes.
+  static std::string_view string_at(const std::uint8_t* begin, const std::uint8_t* end,
+                                    const std::uint8_t* quote, std::string& scratch);
 
  private:
   // serde_json's recursion limit: a container at this depth (top-level object
@@ -138,6 +156,8 @@ class HeaderScanner {
   bool read_tensor_object(TensorRecord& tensor, std::string_view name);
   bool read_tensor_array(TensorRecord& tensor, std::string_view name);
   bool read_dtype(Dtype& out);
+  // Also folds the element count into `tensor` and, when details are kept,
+  // appends the dimensions to ScannedHeader::dims.
   bool read_shape(TensorRecord& tensor);
   bool read_offsets(std::uint64_t& begin, std::uint64_t& end);
   bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key);
@@ -152,7 +172,10 @@ class HeaderScanner {
   std::string key_scratch_;
   std::string value_scratch_;
   std::string skip_scratch_;
-  std::vector<std::uint64_t>* dims_ = nullptr;  // ScannedHeader::dims during scan()
+  std::string name_scratch_;        // the current tensor name when it had escapes
+  std::string compare_scratch_;     // an earlier name read again to compare
+  ScannedHeader* out_ = nullptr;    // during scan()
+  TensorDetail* detail_ = nullptr;  // the current tensor's, when details are kept
   NameIndex tensor_names_;
   NameIndex metadata_keys_;
 };
