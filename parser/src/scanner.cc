@@ -523,12 +523,37 @@ bool HeaderScanner::scan(ScannedHeader& out) {
       out.details.reserve(expected_tensors);
       out.dims.reserve(expected_tensors * 2);
     }
-    // The name table is probed at random, so it is sized for typical entries
-    // (~128 bytes) rather than the worst case: growing it re-inserts every
-    // name, but an oversized table misses the cache on every probe.
-    tensor_names_.reserve(header_size / 128);
+    if (strict()) {
+      name_hashes_.reserve(expected_tensors);
+    } else {
+      // The name table is probed at random, so it is sized for typical
+      // entries (~128 bytes) rather than the worst case: growing it
+      // re-inserts every name, but an oversized table misses the cache on
+      // every probe.
+      tensor_names_.reserve(header_size / 128);
+    }
   }
-  return read_document(out);
+  const bool scanned = read_document(out);
+  if (strict()) {
+    // A repeated tensor name is a fault at the repeat, so it wins over any
+    // fault the scan found later, and over every check after the scan. Every
+    // name recorded so far precedes the scan's fault (a name is recorded
+    // before its entry is read), so the first repeat among them is the one
+    // a check at each name would have stopped at.
+    std::string scratch;
+    const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
+      return out.name(i, compare_scratch_) == out.name(j, scratch);
+    });
+    if (repeat) {
+      const auto [first, second] = *repeat;
+      const TensorRecord& t = out.tensors[second];
+      return fail(Reason::kDuplicateKey, begin_ + (t.header_offset - file_base_),
+                  "tensor name " + quoted(out.name(second, scratch)) +
+                      " appears twice (first at byte " +
+                      std::to_string(out.tensors[first].header_offset) + ")");
+    }
+  }
+  return scanned;
 }
 
 std::string_view HeaderScanner::string_at(const std::uint8_t* begin, const std::uint8_t* end,
@@ -616,33 +641,27 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
           name_scratch_.assign(key.text);
           name = name_scratch_;
         }
-        // The duplicate check comes after the entry is read so that the
-        // prefetched hash slot has arrived by then (see NameIndex).
-        const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
-        auto name_of = [&out, this](std::uint32_t i) -> std::string_view {
-          return out.name(i, compare_scratch_);
-        };
-        auto duplicate = [&](std::uint32_t first) {
-          return fail(Reason::kDuplicateKey, key_at,
-                      "tensor name " + quoted(name) + " appears twice (first at byte " +
-                          std::to_string(tensors[first].header_offset) + ")");
-        };
-        if (!read_tensor_entry(tensor, name)) {
-          // In document order the repeated name comes before its value's fault.
-          const std::uint32_t first = tensor_names_.find(hash, name, name_of);
-          if (strict() && first != NameIndex::kAbsent) return duplicate(first);
-          return false;
-        }
-        const std::uint32_t existing = tensor_names_.find_or_insert(hash, name, new_index, name_of);
-        if (existing != NameIndex::kAbsent && strict()) return duplicate(existing);
-        if (existing != NameIndex::kAbsent) {
-          // Reference profile: upstream collects entries into a HashMap, so the
-          // last one wins; the earlier entry had to be well-typed all the same.
-          tensors[existing] = tensors.back();
-          tensors.pop_back();
-          if (out.keep_details) {
-            out.details[existing] = out.details.back();
-            out.details.pop_back();
+        if (strict()) {
+          // Repeated names are found after the scan (see scan()).
+          name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
+          if (!read_tensor_entry(tensor, name)) return false;
+        } else {
+          // The lookup comes after the entry is read so that the prefetched
+          // hash slot has arrived by then (see NameIndex).
+          const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
+          if (!read_tensor_entry(tensor, name)) return false;
+          const std::uint32_t existing = tensor_names_.find_or_insert(
+              hash, name, new_index,
+              [&out, this](std::uint32_t i) { return out.name(i, compare_scratch_); });
+          if (existing != NameIndex::kAbsent) {
+            // Upstream collects entries into a HashMap, so the last one wins;
+            // the earlier entry had to be well-typed all the same.
+            tensors[existing] = tensors.back();
+            tensors.pop_back();
+            if (out.keep_details) {
+              out.details[existing] = out.details.back();
+              out.details.pop_back();
+            }
           }
         }
         detail_ = nullptr;

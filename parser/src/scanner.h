@@ -172,11 +172,12 @@ class HeaderScanner {
   std::string key_scratch_;
   std::string value_scratch_;
   std::string skip_scratch_;
-  std::string name_scratch_;        // the current tensor name when it had escapes
-  std::string compare_scratch_;     // an earlier name read again to compare
-  ScannedHeader* out_ = nullptr;    // during scan()
-  TensorDetail* detail_ = nullptr;  // the current tensor's, when details are kept
-  NameIndex tensor_names_;
+  std::string name_scratch_;                // the current tensor name when it had escapes
+  std::string compare_scratch_;             // an earlier name read again to compare
+  ScannedHeader* out_ = nullptr;            // during scan()
+  TensorDetail* detail_ = nullptr;          // the current tensor's, when details are kept
+  std::vector<std::uint32_t> name_hashes_;  // strict: one per tensor, document order
+  NameIndex tensor_names_;                  // reference: for the last-wins merge
   NameIndex metadata_keys_;
 };
 
