@@ -1,6 +1,8 @@
 #include "stguard/dtype.h"
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 
 namespace stguard {
 namespace {
@@ -45,6 +47,59 @@ constexpr std::array<Dtype, kDtypeCount> make_dtype_list() {
 }
 constexpr std::array<Dtype, kDtypeCount> kDtypeList = make_dtype_list();
 
+// Name lookup in one probe: every name differs from the others in its length
+// or its first 8 bytes, so a multiplicative hash of those picks a slot of a
+// 64-entry table; the multiplier is found at compile time so that the 22
+// names land in distinct slots. The caller compares the name found.
+constexpr std::uint64_t name_key(std::string_view name) noexcept {
+  std::uint64_t key = name.size();
+  for (std::size_t i = 0; i < name.size() && i < 8; ++i) {
+    key ^= static_cast<std::uint64_t>(static_cast<unsigned char>(name[i])) << (8 * i);
+  }
+  return key;
+}
+
+constexpr int kSlotBits = 6;
+
+constexpr bool distinct_slots(std::uint64_t multiplier) {
+  bool used[1 << kSlotBits] = {};
+  for (const DtypeEntry& e : kDtypes) {
+    const std::uint64_t slot = (name_key(e.name) * multiplier) >> (64 - kSlotBits);
+    if (used[slot]) return false;
+    used[slot] = true;
+  }
+  return true;
+}
+
+constexpr std::uint64_t find_multiplier() {
+  std::uint64_t multiplier = 0x9E3779B97F4A7C15ULL;  // odd; adding an even step keeps it odd
+  for (int attempt = 0; attempt < 10'000; ++attempt) {
+    if (distinct_slots(multiplier)) return multiplier;
+    multiplier += 0x2545F4914F6CDD1CULL;
+  }
+  return 0;
+}
+
+constexpr std::uint64_t kMultiplier = find_multiplier();
+static_assert(kMultiplier != 0, "no multiplier separates the dtype names");
+
+std::size_t slot_of(std::string_view name) noexcept {
+  return static_cast<std::size_t>((name_key(name) * kMultiplier) >> (64 - kSlotBits));
+}
+
+constexpr std::uint8_t kNoSlot = 0xFF;
+
+constexpr std::array<std::uint8_t, 1 << kSlotBits> make_name_slots() {
+  std::array<std::uint8_t, 1 << kSlotBits> slots{};
+  for (std::uint8_t& s : slots) s = kNoSlot;
+  for (std::size_t i = 0; i < kDtypes.size(); ++i) {
+    slots[(name_key(kDtypes[i].name) * kMultiplier) >> (64 - kSlotBits)] =
+        static_cast<std::uint8_t>(i);
+  }
+  return slots;
+}
+constexpr std::array<std::uint8_t, 1 << kSlotBits> kNameSlots = make_name_slots();
+
 const DtypeEntry& entry(Dtype dtype) noexcept {
   const auto index = static_cast<std::size_t>(dtype);
   // Out-of-range values can only come from a cast by the caller; map them to
@@ -60,12 +115,10 @@ unsigned dtype_bits(Dtype dtype) noexcept { return entry(dtype).bits; }
 int dtype_writer_rank(Dtype dtype) noexcept { return entry(dtype).writer_rank; }
 
 std::optional<Dtype> dtype_from_name(std::string_view name) noexcept {
-  // 22 short names: a length filter first keeps this a handful of compares.
   if (name.size() < 2 || name.size() > 11) return std::nullopt;
-  for (const DtypeEntry& e : kDtypes) {
-    if (e.name.size() == name.size() && e.name == name) return e.dtype;
-  }
-  return std::nullopt;
+  const std::uint8_t slot = kNameSlots[slot_of(name)];
+  if (slot == kNoSlot || kDtypes[slot].name != name) return std::nullopt;
+  return kDtypes[slot].dtype;
 }
 
 }  // namespace stguard

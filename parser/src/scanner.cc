@@ -43,22 +43,62 @@ std::uint64_t load_le64(const std::uint8_t* p) noexcept {
   return v;
 }
 
-// Are all 8 bytes of a little-endian word ASCII digits? Every byte must have
-// high nibble 3, and adding 6 must not carry it out of 0x3_ (0x3A..0x3F would).
-bool all_eight_digits(std::uint64_t w) noexcept {
-  constexpr std::uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
-  constexpr std::uint64_t kThrees = 0x3030303030303030ULL;
-  return (w & kHighNibbles) == kThrees && ((w + 0x0606060606060606ULL) & kHighNibbles) == kThrees;
+// How many of the 8 bytes of a little-endian word, from the lowest, are ASCII
+// digits before the first one that is not (0 to 8). `t` is the word minus
+// '0' in every byte: a digit byte is then 0..9; any other byte is >= 0x80 or
+// reaches 0x80 when 0x76 is added. Borrows and carries only move upwards,
+// past the first non-digit, so they never change the answer.
+int leading_digits(std::uint64_t t) noexcept {
+  const std::uint64_t non_digit = (t | (t + 0x7676767676767676ULL)) & 0x8080808080808080ULL;
+  return non_digit == 0 ? 8 : __builtin_ctzll(non_digit) / 8;
 }
 
-// The value of 8 ASCII digits, the first digit in the lowest byte. Combines
-// neighbours in three rounds (pairs, quads, the whole) with one multiply
-// each; no lane ever exceeds its width.
-std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
-  w -= 0x3030303030303030ULL;                         // bytes 0..9
-  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFULL;    // 16-bit lanes 0..99
-  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFULL;  // 32-bit lanes 0..9999
-  return (w * 10000 + (w >> 32)) & 0xFFFFFFFFULL;
+// The value of the first `n` (1 to 8) digits of `t` (bytes already minus
+// '0', the first digit in the lowest byte). Shifting them to the top leaves
+// zero digits in front; then neighbours combine in three rounds (pairs,
+// quads, the whole) with one multiply each, no lane exceeding its width.
+std::uint64_t digits_value(std::uint64_t t, int n) noexcept {
+  t <<= 8 * (8 - n);
+  t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFULL;    // 16-bit lanes 0..99
+  t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFULL;  // 32-bit lanes 0..9999
+  return (t * 10000 + (t >> 32)) & 0xFFFFFFFFULL;
+}
+
+constexpr std::uint64_t kPow10[9] = {1,       10,        100,        1'000,      10'000,
+                                     100'000, 1'000'000, 10'000'000, 100'000'000};
+constexpr std::uint64_t kZeros = 0x3030303030303030ULL;
+
+// The common form of an unsigned integer: 1 to 19 digits, no leading zero
+// (except "0" itself), which always fits in u64. Needs 24 readable bytes at
+// `p`. Returns the end of the digits and sets `value`, or nullptr for any
+// other form (which the general grammar then reads).
+const std::uint8_t* read_plain_u64(const std::uint8_t* p, std::uint64_t& value) noexcept {
+  const std::uint64_t t1 = load_le64(p) - kZeros;
+  const int n1 = leading_digits(t1);
+  if (n1 == 0 || (n1 > 1 && (t1 & 0xFF) == 0)) return nullptr;
+  value = digits_value(t1, n1);
+  if (n1 < 8) return p + n1;
+  const std::uint64_t t2 = load_le64(p + 8) - kZeros;
+  const int n2 = leading_digits(t2);
+  if (n2 == 0) return p + 8;
+  value = value * kPow10[n2] + digits_value(t2, n2);
+  if (n2 < 8) return p + 8 + n2;
+  const std::uint64_t t3 = load_le64(p + 16) - kZeros;
+  const int n3 = leading_digits(t3);
+  if (n3 > 3) return nullptr;  // 20 digits or more
+  if (n3 == 0) return p + 16;
+  value = value * kPow10[n3] + digits_value(t3, n3);
+  return p + 16 + n3;
+}
+
+// A literal of 9 to 16 bytes at p (with that many readable) as two
+// overlapping 8-byte compares.
+template <std::size_t N>
+bool matches(const std::uint8_t* p, const char (&literal)[N]) noexcept {
+  constexpr std::size_t kLen = N - 1;
+  static_assert(kLen > 8 && kLen <= 16);
+  const auto* text = reinterpret_cast<const std::uint8_t*>(literal);
+  return load_le64(p) == load_le64(text) && load_le64(p + kLen - 8) == load_le64(text + kLen - 8);
 }
 
 // The first '"', '\\' or control byte in [p, end), or end.
@@ -71,6 +111,30 @@ const std::uint8_t* find_string_stop(const std::uint8_t* p, const std::uint8_t* 
   while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) ++p;
   return p;
 }
+
+// The element count of a shape, folded as the dimensions arrive. Reference:
+// upstream folds left to right with checked multiplication, so a zero
+// dimension early on hides any overflow after it. Strict: the product of the
+// non-zero dimensions must fit as well, so a zero dimension cannot hide an
+// overflow from readers that multiply in another order or compute strides
+// ([0, 2^64-1, 2^64-1] is rejected).
+struct ElementCount {
+  std::uint64_t product = 1;
+  bool overflow = false;
+  bool has_zero = false;
+
+  void add(std::uint64_t dim, bool strict) noexcept {
+    if (strict && dim == 0) {
+      has_zero = true;
+    } else if (!overflow) {
+      overflow = __builtin_mul_overflow(product, dim, &product);
+    }
+  }
+  void store(TensorRecord& tensor) const noexcept {
+    tensor.elements = has_zero ? 0 : product;
+    tensor.elements_overflow = overflow;
+  }
+};
 
 // For a well-formed JSON number literal: does its value round to infinity as
 // an f64? Decided from the decimal order of magnitude, with an exact parse
@@ -362,24 +426,12 @@ bool HeaderScanner::read_u64_element(Reason type_reason, std::string_view what,
                                      std::uint64_t& out) {
   const std::uint8_t* start = p_;
   const int c = peek();
-  // Fast path for the common form: 1 to 19 digits without a leading zero,
-  // followed by something that cannot continue a number. Anything else takes
-  // the full grammar below.
-  if (c >= '1' && c <= '9') {
-    const std::uint8_t* p = p_;
-    std::uint64_t value = 0;
-    // Two blocks of 8 digits at most, then single digits up to 19 in all, the
-    // most that always fits in u64.
-    for (int block = 0; block < 2 && end_ - p >= 8; ++block) {
-      const std::uint64_t word = load_le64(p);
-      if (!all_eight_digits(word)) break;
-      value = value * 100'000'000 + eight_digits_value(word);
-      p += 8;
-    }
-    const std::ptrdiff_t room = 19 - (p - p_);
-    const std::uint8_t* limit = (end_ - p > room) ? p + room : end_;
-    while (p < limit && is_digit(*p)) value = value * 10 + static_cast<std::uint64_t>(*p++ - '0');
-    if (p - p_ <= 19 && p < end_ && *p != '.' && *p != 'e' && *p != 'E' && !is_digit(*p)) {
+  // Fast path for the common form (see read_plain_u64) followed by something
+  // that cannot continue a number. Anything else takes the full grammar.
+  if (end_ - p_ >= 24) {
+    std::uint64_t value;
+    const std::uint8_t* p = read_plain_u64(p_, value);
+    if (p != nullptr && *p != '.' && *p != 'e' && *p != 'E') {
       p_ = p;
       out = value;
       return true;
@@ -774,12 +826,78 @@ bool HeaderScanner::read_metadata(
 
 bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
   const int c = peek();
-  if (c == '{') return read_tensor_object(tensor, name);
+  if (c == '{') return read_compact_entry(tensor) || read_tensor_object(tensor, name);
   if (c == '[' && !strict()) return read_tensor_array(tensor, name);
   if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
   return fail(
       Reason::kTensorInvalid, p_,
       "entry for tensor " + quoted(name) + " must be an object with dtype, shape and data_offsets");
+}
+
+bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
+  // Every load below is checked against the end first; near the end of the
+  // header this gives up and the general reader takes over.
+  const std::uint8_t* q = p_;  // at '{'
+  auto room = [this](const std::uint8_t* at, std::ptrdiff_t n) { return end_ - at >= n; };
+  // {"dtype":"NAME" where NAME has no escapes: 2 to 11 bytes before a '"'.
+  if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
+  q += 10;
+  const auto name_len = static_cast<std::size_t>(find_string_stop(q, q + 16) - q);
+  if (name_len < 2 || name_len > 11 || q[name_len] != '"') return false;
+  const std::optional<Dtype> dtype =
+      dtype_from_name(std::string_view(reinterpret_cast<const char*>(q), name_len));
+  if (!dtype) return false;
+  q += name_len;
+  if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
+  q += 11;
+
+  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
+  const std::size_t dims_before = dims != nullptr ? dims->size() : 0;
+  auto give_up = [&] {
+    if (dims != nullptr) dims->resize(dims_before);
+    return false;
+  };
+  ElementCount count;
+  std::uint64_t rank = 0;
+  if (!room(q, 1)) return false;
+  if (*q == ']') {
+    ++q;
+  } else {
+    for (;;) {
+      // The rank cap is the general reader's to report.
+      if (rank >= options_.limits.max_rank || !room(q, 24)) return give_up();
+      std::uint64_t dim;
+      const std::uint8_t* after = read_plain_u64(q, dim);
+      if (after == nullptr) return give_up();
+      if (dims != nullptr) dims->push_back(dim);
+      ++rank;
+      count.add(dim, strict());
+      q = after + 1;
+      if (*after == ']') break;
+      if (*after != ',') return give_up();
+    }
+  }
+
+  if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return give_up();
+  q += 17;
+  std::uint64_t begin;
+  const std::uint8_t* after = read_plain_u64(q, begin);
+  if (after == nullptr || *after != ',') return give_up();
+  q = after + 1;
+  std::uint64_t end;
+  if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return give_up();
+  if (!room(after, 2) || after[0] != ']' || after[1] != '}') return give_up();
+
+  p_ = after + 2;
+  tensor.dtype = *dtype;
+  tensor.begin = begin;
+  tensor.end = end;
+  count.store(tensor);
+  if (dims != nullptr) {
+    detail_->shape_pos = dims_before;
+    detail_->rank = rank;
+  }
+  return true;
 }
 
 bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view name) {
@@ -944,19 +1062,10 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     detail_->shape_pos = dims->size();
     detail_->rank = 0;
   }
-  // The element count, folded as the dimensions arrive. Reference: upstream
-  // folds left to right with checked multiplication, so a zero dimension
-  // early on hides any overflow after it. Strict: the product of the non-zero
-  // dimensions must fit as well, so a zero dimension cannot hide an overflow
-  // from readers that multiply in another order or compute strides
-  // ([0, 2^64-1, 2^64-1] is rejected).
-  std::uint64_t product = 1;
-  bool overflow = false;
-  bool has_zero = false;
+  ElementCount count;
   std::uint64_t rank = 0;
   auto finish = [&] {
-    tensor.elements = has_zero ? 0 : product;
-    tensor.elements_overflow = overflow;
+    count.store(tensor);
     if (dims != nullptr) detail_->rank = rank;
     return true;
   };
@@ -975,11 +1084,7 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
     if (dims != nullptr) dims->push_back(dim);
     ++rank;
-    if (strict() && dim == 0) {
-      has_zero = true;
-    } else if (!overflow) {
-      overflow = __builtin_mul_overflow(product, dim, &product);
-    }
+    count.add(dim, strict());
     skip_whitespace();
     if (peek() == ',') {
       ++p_;

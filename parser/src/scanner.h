@@ -153,6 +153,11 @@ class HeaderScanner {
   bool read_document(ScannedHeader& out);
   bool read_metadata(std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
   bool read_tensor_entry(TensorRecord& tensor, std::string_view name);
+  // The entry as writers emit it, {"dtype":"..","shape":[..],"data_offsets":[..,..]}
+  // without whitespace, read in straight-line code. Returns false, having
+  // consumed and recorded nothing, for anything else (faults included): the
+  // general reader then takes the entry.
+  bool read_compact_entry(TensorRecord& tensor);
   bool read_tensor_object(TensorRecord& tensor, std::string_view name);
   bool read_tensor_array(TensorRecord& tensor, std::string_view name);
   bool read_dtype(Dtype& out);
