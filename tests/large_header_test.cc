@@ -366,4 +366,40 @@ TEST(LargeHeader, EscapedNamesWithoutRepeats) {
   }
 }
 
+TEST(LargeHeader, NonAsciiNames) {
+  LargeHeader h;
+  // Two-, three- and four-byte sequences, one after another and apart.
+  for (std::size_t i = 0; i < kCount; i += 5) {
+    h.entries[i].name = "\xC3\xA9t\xC3\xA9." + name_of(i) + ".\xE2\x82\xAC\xF0\x9F\x98\x80";
+  }
+  const File file = file_of(h);
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    EXPECT_EQ(header->tensors[10].name,
+              "\xC3\xA9t\xC3\xA9." + name_of(10) + ".\xE2\x82\xAC\xF0\x9F\x98\x80");
+  }
+}
+
+// Invalid UTF-8 anywhere outranks every other fault of the header text, even
+// one found earlier in the text.
+TEST(LargeHeader, InvalidUtf8OutranksEarlierFaults) {
+  for (const std::string bad : {"\xC3", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF"}) {
+    LargeHeader h;
+    h.entries[4000].name = "bad" + bad + "name";
+    const std::string text = h.text();
+    const std::uint64_t at = header_at(text, "\"bad") + 4;
+    for (const Profile profile : kBoth) {
+      ExpectRejects(file_of(h), profile, Reason::kHeaderNotUtf8, at);
+    }
+    // A syntax fault and a repeated name before it.
+    h.entries[100].value = R"({"dtype":"U8","shape":[1],"data_offsets":[{B},{E}],})";
+    h.entries[200].name = name_of(7);
+    const std::string faulty = h.text();
+    for (const Profile profile : kBoth) {
+      ExpectRejects(file_of(h), profile, Reason::kHeaderNotUtf8, header_at(faulty, "\"bad") + 4);
+    }
+  }
+}
+
 }  // namespace

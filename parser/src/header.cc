@@ -29,14 +29,19 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
   const std::uint8_t* header_begin = bytes.data() + 8;
   const auto header_size = static_cast<std::size_t>(n);
 
-  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
-  if (bad != header_size) {
-    return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
-                 "header is not valid UTF-8 (invalid sequence starting here)"};
-  }
-
   detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
-  if (!scanner.scan(out)) return scanner.take_error();
+  if (!scanner.scan(out)) {
+    // Invalid UTF-8 anywhere outranks every other fault of the header text.
+    // A header the scan accepts is valid UTF-8 (the scan checks every string,
+    // and nothing else may hold a non-ASCII byte), so only a failed scan
+    // needs the whole header checked.
+    const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
+    if (bad != header_size) {
+      return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
+                   "header is not valid UTF-8 (invalid sequence starting here)"};
+    }
+    return scanner.take_error();
+  }
   if (auto fault = detail::check_sizes_and_layout(out, n, file_size)) {
     return std::move(*fault);
   }

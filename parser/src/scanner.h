@@ -7,8 +7,11 @@
 // quirks. Semantic checks that need the whole header (sizes, layout) are in
 // layout.cc.
 //
-// Preconditions: the header bytes are valid UTF-8 (checked before), and the
-// scanner never reads outside [begin, end).
+// The scan validates the UTF-8 of every string; a non-ASCII byte anywhere
+// else is a syntax fault, so an accepted header is valid UTF-8. A failed scan
+// may report any fault: the caller checks the whole header's UTF-8 then,
+// since invalid UTF-8 anywhere outranks every other fault. The scanner never
+// reads outside [begin, end).
 #ifndef STGUARD_SRC_SCANNER_H_
 #define STGUARD_SRC_SCANNER_H_
 
