@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "dtype_table.h"
 #include "message.h"
 
 namespace stguard::detail {
@@ -16,7 +17,7 @@ std::string tensor_label(const ScannedHeader& h, std::size_t index) {
 // The byte size the dtype and element count imply, or the fault.
 std::optional<Error> check_size(const ScannedHeader& h, std::size_t index) {
   const TensorRecord& t = h.tensors[index];
-  const std::uint64_t bits_per_element = dtype_bits(t.dtype);
+  const std::uint64_t bits_per_element = dtype_entry(t.dtype).bits;
   std::uint64_t bits = 0;
   if (t.elements_overflow || __builtin_mul_overflow(t.elements, bits_per_element, &bits)) {
     return Error{Reason::kSizeOverflow, t.header_offset,
@@ -43,7 +44,7 @@ std::optional<Error> check_size(const ScannedHeader& h, std::size_t index) {
 bool size_ok(const TensorRecord& t) noexcept {
   std::uint64_t bits = 0;
   return t.begin <= t.end && !t.elements_overflow &&
-         !__builtin_mul_overflow(t.elements, std::uint64_t{dtype_bits(t.dtype)}, &bits) &&
+         !__builtin_mul_overflow(t.elements, std::uint64_t{dtype_entry(t.dtype).bits}, &bits) &&
          bits % 8 == 0 && t.end - t.begin == bits / 8;
 }
 

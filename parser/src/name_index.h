@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -102,8 +103,10 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
     std::span<const std::uint32_t> hashes, Same&& same) {
   const std::size_t n = hashes.size();
   if (n < 2) return std::nullopt;
-  // About 64 names per partition.
-  const int bits = std::min(16, static_cast<int>(std::bit_width(n / 64)));
+  // 128 to 256 names per partition: its table (about 512 slots of 8 bytes)
+  // stays in L1, and the partitions are few enough that spreading the pairs
+  // into them writes to few cache lines at a time.
+  const int bits = std::min(16, static_cast<int>(std::bit_width(n / 256)));
   const int shift = 32 - bits;
   auto partition_of = [shift](std::uint32_t hash) -> std::size_t {
     return static_cast<std::size_t>(std::uint64_t{hash} >> shift);
@@ -115,8 +118,9 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
     largest = std::max<std::size_t>(largest, starts[p]);
     starts[p] += starts[p - 1];
   }
-  // (hash << 32 | index), each partition in document order.
-  std::vector<std::uint64_t> pairs(n);
+  // (hash << 32 | index), each partition in document order. Every element is
+  // written before it is read, so the buffer is left uninitialised.
+  const std::unique_ptr<std::uint64_t[]> pairs(new std::uint64_t[n]);
   {
     std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
     for (std::size_t i = 0; i < n; ++i) {

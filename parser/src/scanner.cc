@@ -9,6 +9,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "dtype_table.h"
 #include "message.h"
 #include "utf8.h"
 
@@ -75,8 +76,10 @@ constexpr std::uint64_t kZeros = 0x3030303030303030ULL;
 // The common form of an unsigned integer: 1 to 19 digits, no leading zero
 // (except "0" itself), which always fits in u64. Needs 24 readable bytes at
 // `p`. Returns the end of the digits and sets `value`, or nullptr for any
-// other form (which the general grammar then reads).
-const std::uint8_t* read_plain_u64(const std::uint8_t* p, std::uint64_t& value) noexcept {
+// other form (which the general grammar then reads). Inlined: it runs about
+// four times per tensor.
+[[gnu::always_inline]] inline const std::uint8_t* read_plain_u64(const std::uint8_t* p,
+                                                                 std::uint64_t& value) noexcept {
   const std::uint64_t t1 = load_le64(p) - kZeros;
   const int n1 = leading_digits(t1);
   if (n1 == 0 || (n1 > 1 && (t1 & 0xFF) == 0)) return nullptr;
@@ -879,7 +882,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   const auto name_len = static_cast<std::size_t>(find_string_stop(q, q + 16) - q);
   if (name_len < 2 || name_len > 11 || q[name_len] != '"') return false;
   const std::optional<Dtype> dtype =
-      dtype_from_name(std::string_view(reinterpret_cast<const char*>(q), name_len));
+      find_dtype(std::string_view(reinterpret_cast<const char*>(q), name_len));
   if (!dtype) return false;
   q += name_len;
   if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
@@ -1046,7 +1049,7 @@ bool HeaderScanner::read_dtype(Dtype& out) {
   if (c == '"') {
     StringValue name;
     if (!read_string(value_scratch_, name)) return false;
-    if (auto d = dtype_from_name(name.text)) {
+    if (auto d = find_dtype(name.text)) {
       out = *d;
       return true;
     }
@@ -1065,7 +1068,7 @@ bool HeaderScanner::read_dtype(Dtype& out) {
     }
     StringValue name;
     if (!read_string(value_scratch_, name)) return false;
-    const auto dtype = dtype_from_name(name.text);
+    const auto dtype = find_dtype(name.text);
     if (!dtype) return fail(Reason::kDtypeInvalid, at, "unknown dtype " + quoted(name.text));
     skip_whitespace();
     if (!expect(':', "':' after a key")) return false;
