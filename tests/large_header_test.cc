@@ -347,6 +347,46 @@ TEST(LargeHeader, RepeatAfterUnescaping) {
   ExpectRejects(file_of(h), Profile::kReference, Reason::kOffsetGap, 8 + text.size() + 20);
 }
 
+// Names in ascending order, as writers sort them: a repeat is the first name
+// not greater than the one before, wherever it lies.
+TEST(LargeHeader, RepeatAmongSortedNames) {
+  auto sorted_name = [](std::size_t i) {
+    std::string digits = std::to_string(i);
+    return "w." + std::string(5 - digits.size(), '0') + digits;
+  };
+  LargeHeader h;
+  for (std::size_t i = 0; i < kCount; ++i) h.entries[i].name = sorted_name(i);
+  for (const Profile profile : kBoth) EXPECT_TRUE(ExpectAccepts(file_of(h), profile).has_value());
+  // Out of order at the very end, no repeat.
+  std::swap(h.entries[kCount - 2].name, h.entries[kCount - 1].name);
+  for (const Profile profile : kBoth) EXPECT_TRUE(ExpectAccepts(file_of(h), profile).has_value());
+  std::swap(h.entries[kCount - 2].name, h.entries[kCount - 1].name);
+
+  for (const std::size_t at : {std::size_t{1}, std::size_t{2500}, kCount - 1}) {
+    SCOPED_TRACE(at);
+    LargeHeader r = h;
+    r.entries[at].name = sorted_name(at - 1);  // equal to its neighbour
+    std::string text = r.text();
+    ExpectRejects(file_of(r), Profile::kStrict, Reason::kDuplicateKey,
+                  header_at(text, "\"" + sorted_name(at - 1) + "\"", 1));
+    r.entries[at].name = sorted_name(0);  // equal to the first, smaller than its neighbour
+    text = r.text();
+    ExpectRejects(file_of(r), Profile::kStrict, Reason::kDuplicateKey,
+                  header_at(text, "\"" + sorted_name(0) + "\"", 1));
+  }
+  // Escaped names keep their order once decoded: "w.\u0030..." is "w.0...".
+  LargeHeader e = h;
+  e.entries[3000].name = "w.\\u00303000";
+  e.entries[3001].name = "w.\\u00303000";
+  const std::string text = e.text();
+  ExpectRejects(file_of(e), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(text, "\"w.\\u00303000\"", 1));
+  e.entries[3001].name = "w.03000";
+  const std::string plain = e.text();
+  ExpectRejects(file_of(e), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(plain, "\"w.03000\""));
+}
+
 TEST(LargeHeader, EveryNameTheSame) {
   LargeHeader h;
   for (Entry& e : h.entries) e.name = "a";

@@ -612,9 +612,7 @@ bool HeaderScanner::scan(ScannedHeader& out) {
       out.details.reserve(expected_tensors);
       out.dims.reserve(expected_tensors * 2);
     }
-    if (strict()) {
-      name_hashes_.reserve(expected_tensors);
-    } else {
+    if (!strict()) {
       // The name table is probed at random, so it is sized for typical
       // entries (~128 bytes) rather than the worst case: growing it
       // re-inserts every name, but an oversized table misses the cache on
@@ -623,7 +621,7 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     }
   }
   const bool scanned = read_document(out);
-  if (strict()) {
+  if (strict() && !names_ascending_) {
     // A repeated tensor name is a fault at the repeat, so it wins over any
     // fault the scan found later, and over every check after the scan. Every
     // name recorded so far precedes the scan's fault (a name is recorded
@@ -643,6 +641,30 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     }
   }
   return scanned;
+}
+
+void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
+  const std::size_t index = out_->tensors.size() - 1;  // the record just added
+  if (names_ascending_) {
+    if (index == 0 || previous_name_ < name) {
+      if (decoded) {
+        // Decoded names live in buffers that the next name reuses.
+        previous_name_copy_.assign(name);
+        previous_name_ = previous_name_copy_;
+      } else {
+        previous_name_ = name;  // in the header
+      }
+      return;
+    }
+    // Out of order: hash every name so far, and from now on each one.
+    names_ascending_ = false;
+    name_hashes_.reserve(out_->tensors.capacity());
+    std::string scratch;
+    for (std::size_t i = 0; i < index; ++i) {
+      name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(out_->name(i, scratch))));
+    }
+  }
+  name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
 }
 
 std::string_view HeaderScanner::string_at(const std::uint8_t* begin, const std::uint8_t* end,
@@ -732,7 +754,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         }
         if (strict()) {
           // Repeated names are found after the scan (see scan()).
-          name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
+          note_name_for_repeats(name, key.decoded);
           if (!read_tensor_entry(tensor, name)) return false;
         } else {
           // The lookup comes after the entry is read so that the prefetched

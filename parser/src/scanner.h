@@ -180,12 +180,19 @@ class HeaderScanner {
   std::string key_scratch_;
   std::string value_scratch_;
   std::string skip_scratch_;
-  std::string name_scratch_;                // the current tensor name when it had escapes
-  std::string compare_scratch_;             // an earlier name read again to compare
-  ScannedHeader* out_ = nullptr;            // during scan()
-  TensorDetail* detail_ = nullptr;          // the current tensor's, when details are kept
-  std::vector<std::uint32_t> name_hashes_;  // strict: one per tensor, document order
-  NameIndex tensor_names_;                  // reference: for the last-wins merge
+  std::string name_scratch_;        // the current tensor name when it had escapes
+  std::string compare_scratch_;     // an earlier name read again to compare
+  ScannedHeader* out_ = nullptr;    // during scan()
+  TensorDetail* detail_ = nullptr;  // the current tensor's, when details are kept
+  // Strict: hashes for the check for repeated names after the scan, one per
+  // tensor in document order. While every name is greater than the one
+  // before (writers sort them), no name can repeat, so none is hashed.
+  void note_name_for_repeats(std::string_view name, bool decoded);
+  bool names_ascending_ = true;
+  std::string_view previous_name_;
+  std::string previous_name_copy_;  // previous_name_ when it had escapes
+  std::vector<std::uint32_t> name_hashes_;
+  NameIndex tensor_names_;  // reference: for the last-wins merge
   NameIndex metadata_keys_;
 };
 
