@@ -29,15 +29,20 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
   const std::uint8_t* header_begin = bytes.data() + 8;
   const auto header_size = static_cast<std::size_t>(n);
 
-  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
-  if (bad != header_size) {
-    return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
-                 "header is not valid UTF-8 (invalid sequence starting here)"};
-  }
-
   detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
-  if (!scanner.scan(out)) return scanner.take_error();
-  if (auto fault = detail::check_sizes_and_layout(out, n, file_size, options.profile)) {
+  if (!scanner.scan(out)) {
+    // Invalid UTF-8 anywhere outranks every other fault of the header text.
+    // A header the scan accepts is valid UTF-8 (the scan checks every string,
+    // and nothing else may hold a non-ASCII byte), so only a failed scan
+    // needs the whole header checked.
+    const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
+    if (bad != header_size) {
+      return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
+                   "header is not valid UTF-8 (invalid sequence starting here)"};
+    }
+    return scanner.take_error();
+  }
+  if (auto fault = detail::check_sizes_and_layout(out, n, file_size)) {
     return std::move(*fault);
   }
   return n;
@@ -113,6 +118,7 @@ Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::
 Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
                             const ParseOptions& options) {
   detail::ScannedHeader scanned;
+  scanned.keep_details = true;
   Result<std::uint64_t> n = scan_and_check(bytes, file_size, options, scanned);
   if (!n) return std::move(n).error();
   Header header;
@@ -120,10 +126,12 @@ Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t f
   header.file_size = file_size;
   header.metadata = std::move(scanned.metadata);
   header.tensors.reserve(scanned.tensors.size());
-  for (const detail::TensorRecord& r : scanned.tensors) {
+  std::string scratch;  // unused: with details kept, names are never read again
+  for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
+    const detail::TensorRecord& r = scanned.tensors[i];
     TensorInfo& t = header.tensors.emplace_back();
-    t.name.assign(scanned.name(r));
-    const std::span<const std::uint64_t> shape = scanned.shape(r);
+    t.name.assign(scanned.name(i, scratch));
+    const std::span<const std::uint64_t> shape = scanned.shape(i);
     t.shape.assign(shape.begin(), shape.end());
     t.begin = r.begin;
     t.end = r.end;

@@ -17,7 +17,7 @@ std::uint64_t mix(std::uint64_t x) noexcept {
   return x;
 }
 
-std::uint64_t make_secret() noexcept {
+std::uint64_t make_seed() noexcept {
   std::uint64_t seed =
       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   seed ^= reinterpret_cast<std::uintptr_t>(&seed);  // ASLR adds entropy
@@ -27,28 +27,70 @@ std::uint64_t make_secret() noexcept {
   } catch (...) {
     // No entropy source: the clock and address above still vary per process.
   }
-  return mix(seed) | 1;
+  return seed;
 }
 
-const std::uint64_t kSecret = make_secret();
+struct Secrets {
+  std::uint64_t words[3];
+};
+
+Secrets make_secrets() noexcept {
+  const std::uint64_t seed = make_seed();
+  return {{mix(seed) | 1, mix(seed ^ 0x9E3779B97F4A7C15ULL) | 1, mix(seed + 2) | 1}};
+}
+
+const Secrets kSecrets = make_secrets();
+
+__extension__ typedef unsigned __int128 U128;  // NOLINT: a GCC/Clang extension, on purpose
+
+// The 128-bit product of a and b, folded to 64 bits.
+std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
+  const U128 product = static_cast<U128>(a) * b;
+  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+std::uint64_t load64(const unsigned char* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+std::uint64_t load32(const unsigned char* p) noexcept {
+  std::uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
 
 }  // namespace
 
 std::uint64_t hash_name(std::string_view name) noexcept {
-  // One multiply per 8 bytes, seeded with the secret, then a full mix.
-  std::uint64_t h = kSecret ^ name.size();
-  const char* p = name.data();
-  std::size_t n = name.size();
-  while (n >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (((h << 23) | (h >> 41)) ^ w) * 0x9E3779B97F4A7C15ULL;
-    p += 8;
-    n -= 8;
+  // Every load lies inside the name: short names are read as two
+  // overlapping words (which together cover every byte), longer ones 16 bytes
+  // per step and then their last 16 bytes. The length is mixed in, so names
+  // of different lengths read the same way still differ.
+  const auto* p = reinterpret_cast<const unsigned char*>(name.data());
+  const std::size_t n = name.size();
+  std::uint64_t h = kSecrets.words[0] ^ n;
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  if (n > 16) {
+    const unsigned char* last = p + n - 16;
+    for (; p < last; p += 16) {
+      h = fold_multiply(load64(p) ^ kSecrets.words[1], load64(p + 8) ^ h);
+    }
+    a = load64(last);
+    b = load64(last + 8);
+  } else if (n >= 8) {
+    a = load64(p);
+    b = load64(p + n - 8);
+  } else if (n >= 4) {
+    a = load32(p);
+    b = load32(p + n - 4);
+  } else if (n > 0) {
+    a = (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n / 2]} << 8) | p[n - 1];
   }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, p, n);
-  return mix(h ^ tail);
+  h = fold_multiply(a ^ kSecrets.words[1], b ^ h);
+  return fold_multiply(h ^ kSecrets.words[2], n ^ kSecrets.words[0]);
 }
 
 }  // namespace stguard::detail

@@ -7,8 +7,14 @@
 #ifndef STGUARD_SRC_NAME_INDEX_H_
 #define STGUARD_SRC_NAME_INDEX_H_
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stguard::detail {
@@ -40,18 +46,6 @@ class NameIndex {
   template <class NameOf>
   std::uint32_t find_or_insert(std::string_view name, std::uint32_t index, NameOf&& name_of) {
     return find_or_insert(hash_and_prefetch(name), name, index, name_of);
-  }
-
-  // The index stored for `name` (hash from hash_and_prefetch), or kAbsent.
-  template <class NameOf>
-  std::uint32_t find(std::uint32_t hash, std::string_view name, NameOf&& name_of) const {
-    if (slots_.empty()) return kAbsent;
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (s.index == kAbsent) return kAbsent;
-      if (s.hash == hash && name_of(s.index) == name) return s.index;
-    }
   }
 
   // As above with the hash from hash_and_prefetch(name).
@@ -94,6 +88,76 @@ class NameIndex {
   std::vector<Slot> slots_;
   std::size_t count_ = 0;
 };
+
+// The first name (in document order) equal to an earlier one, as the pair
+// (index of the earlier one, index of the repeat), or nullopt. `hashes[i]` is
+// the 32-bit hash_name of name i; `same(i, j)` compares names i and j.
+//
+// Deciding this after the scan, rather than probing a table per name while
+// scanning, keeps the probes in cache: the (hash, index) pairs are first
+// spread into partitions by their top hash bits, then each partition, small
+// enough for L1, is checked with its own little table. The hash is keyed, so
+// a crafted header cannot pile names into one partition or one probe chain.
+template <class Same>
+std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
+    std::span<const std::uint32_t> hashes, Same&& same) {
+  const std::size_t n = hashes.size();
+  if (n < 2) return std::nullopt;
+  // 128 to 256 names per partition: its table (about 512 slots of 8 bytes)
+  // stays in L1, and the partitions are few enough that spreading the pairs
+  // into them writes to few cache lines at a time.
+  const int bits = std::min(16, static_cast<int>(std::bit_width(n / 256)));
+  const int shift = 32 - bits;
+  auto partition_of = [shift](std::uint32_t hash) -> std::size_t {
+    return static_cast<std::size_t>(std::uint64_t{hash} >> shift);
+  };
+  std::vector<std::uint32_t> starts((std::size_t{1} << bits) + 1, 0);
+  for (const std::uint32_t h : hashes) ++starts[partition_of(h) + 1];
+  std::size_t largest = 0;
+  for (std::size_t p = 1; p < starts.size(); ++p) {
+    largest = std::max<std::size_t>(largest, starts[p]);
+    starts[p] += starts[p - 1];
+  }
+  // (hash << 32 | index), each partition in document order. Every element is
+  // written before it is read, so the buffer is left uninitialised.
+  const std::unique_ptr<std::uint64_t[]> pairs(new std::uint64_t[n]);
+  {
+    std::vector<std::uint32_t> next(starts.begin(), starts.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      pairs[next[partition_of(hashes[i])]++] = (std::uint64_t{hashes[i]} << 32) | i;
+    }
+  }
+  constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  std::vector<std::uint64_t> table(std::bit_ceil(std::max<std::size_t>(16, largest * 2)), kEmpty);
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> best;
+  for (std::size_t p = 0; p + 1 < starts.size(); ++p) {
+    const std::size_t count = starts[p + 1] - starts[p];
+    if (count < 2) continue;
+    const std::size_t mask = std::bit_ceil(count * 2) - 1;
+    std::fill_n(table.begin(), mask + 1, kEmpty);
+    for (std::size_t k = starts[p]; k < starts[p + 1]; ++k) {
+      const std::uint64_t pair = pairs[k];
+      const auto index = static_cast<std::uint32_t>(pair);
+      if (best && index >= best->second) break;  // a later repeat cannot come first
+      const auto hash = static_cast<std::uint32_t>(pair >> 32);
+      std::size_t slot = hash & mask;
+      for (;; slot = (slot + 1) & mask) {
+        const std::uint64_t held = table[slot];
+        if (held == kEmpty) {
+          table[slot] = pair;
+          break;
+        }
+        if (static_cast<std::uint32_t>(held >> 32) == hash &&
+            same(static_cast<std::uint32_t>(held), index)) {
+          best = std::pair(static_cast<std::uint32_t>(held), index);
+          break;
+        }
+      }
+      if (best && best->second == index) break;
+    }
+  }
+  return best;
+}
 
 }  // namespace stguard::detail
 

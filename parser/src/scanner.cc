@@ -1,10 +1,15 @@
 #include "scanner.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <bit>
 #include <charconv>
 #include <cstring>
 #include <system_error>
 
+#include "dtype_table.h"
 #include "message.h"
 #include "utf8.h"
 
@@ -23,8 +28,8 @@ bool starts_value(int c) noexcept {
 }
 
 // SWAR over 8 bytes loaded little-endian: a mask with the high bit set in
-// each byte that is '"', '\\' or below 0x20. Borrows can only flag bytes above
-// a true hit, so the lowest set bit always marks a real one.
+// each byte that is '"', '\\', below 0x20 or above 0x7F. Borrows can only
+// flag bytes above a true hit, so the lowest set bit always marks a real one.
 std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
   constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
@@ -33,7 +38,7 @@ std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
   const std::uint64_t has_quote = (quote - kOnes) & ~quote;
   const std::uint64_t has_backslash = (backslash - kOnes) & ~backslash;
   const std::uint64_t has_control = (w - kOnes * 0x20) & ~w;
-  return (has_quote | has_backslash | has_control) & kHigh;
+  return (has_quote | has_backslash | has_control | w) & kHigh;
 }
 
 std::uint64_t load_le64(const std::uint8_t* p) noexcept {
@@ -43,34 +48,117 @@ std::uint64_t load_le64(const std::uint8_t* p) noexcept {
   return v;
 }
 
-// Are all 8 bytes of a little-endian word ASCII digits? Every byte must have
-// high nibble 3, and adding 6 must not carry it out of 0x3_ (0x3A..0x3F would).
-bool all_eight_digits(std::uint64_t w) noexcept {
-  constexpr std::uint64_t kHighNibbles = 0xF0F0F0F0F0F0F0F0ULL;
-  constexpr std::uint64_t kThrees = 0x3030303030303030ULL;
-  return (w & kHighNibbles) == kThrees && ((w + 0x0606060606060606ULL) & kHighNibbles) == kThrees;
+// How many of the 8 bytes of a little-endian word, from the lowest, are ASCII
+// digits before the first one that is not (0 to 8). `t` is the word minus
+// '0' in every byte: a digit byte is then 0..9; any other byte is >= 0x80 or
+// reaches 0x80 when 0x76 is added. Borrows and carries only move upwards,
+// past the first non-digit, so they never change the answer.
+int leading_digits(std::uint64_t t) noexcept {
+  const std::uint64_t non_digit = (t | (t + 0x7676767676767676ULL)) & 0x8080808080808080ULL;
+  return non_digit == 0 ? 8 : __builtin_ctzll(non_digit) / 8;
 }
 
-// The value of 8 ASCII digits, the first digit in the lowest byte. Combines
-// neighbours in three rounds (pairs, quads, the whole) with one multiply
-// each; no lane ever exceeds its width.
-std::uint64_t eight_digits_value(std::uint64_t w) noexcept {
-  w -= 0x3030303030303030ULL;                         // bytes 0..9
-  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFULL;    // 16-bit lanes 0..99
-  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFULL;  // 32-bit lanes 0..9999
-  return (w * 10000 + (w >> 32)) & 0xFFFFFFFFULL;
+// The value of the first `n` (1 to 8) digits of `t` (bytes already minus
+// '0', the first digit in the lowest byte). Shifting them to the top leaves
+// zero digits in front; then neighbours combine in three rounds (pairs,
+// quads, the whole) with one multiply each, no lane exceeding its width.
+std::uint64_t digits_value(std::uint64_t t, int n) noexcept {
+  t <<= 8 * (8 - n);
+  t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFULL;    // 16-bit lanes 0..99
+  t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFULL;  // 32-bit lanes 0..9999
+  return (t * 10000 + (t >> 32)) & 0xFFFFFFFFULL;
 }
 
-// The first '"', '\\' or control byte in [p, end), or end.
+constexpr std::uint64_t kPow10[9] = {1,       10,        100,        1'000,      10'000,
+                                     100'000, 1'000'000, 10'000'000, 100'000'000};
+constexpr std::uint64_t kZeros = 0x3030303030303030ULL;
+
+// The common form of an unsigned integer: 1 to 19 digits, no leading zero
+// (except "0" itself), which always fits in u64. Needs 24 readable bytes at
+// `p`. Returns the end of the digits and sets `value`, or nullptr for any
+// other form (which the general grammar then reads). Inlined: it runs about
+// four times per tensor.
+[[gnu::always_inline]] inline const std::uint8_t* read_plain_u64(const std::uint8_t* p,
+                                                                 std::uint64_t& value) noexcept {
+  const std::uint64_t t1 = load_le64(p) - kZeros;
+  const int n1 = leading_digits(t1);
+  if (n1 == 0 || (n1 > 1 && (t1 & 0xFF) == 0)) return nullptr;
+  value = digits_value(t1, n1);
+  if (n1 < 8) return p + n1;
+  const std::uint64_t t2 = load_le64(p + 8) - kZeros;
+  const int n2 = leading_digits(t2);
+  if (n2 == 0) return p + 8;
+  value = value * kPow10[n2] + digits_value(t2, n2);
+  if (n2 < 8) return p + 8 + n2;
+  const std::uint64_t t3 = load_le64(p + 16) - kZeros;
+  const int n3 = leading_digits(t3);
+  if (n3 > 3) return nullptr;  // 20 digits or more
+  if (n3 == 0) return p + 16;
+  value = value * kPow10[n3] + digits_value(t3, n3);
+  return p + 16 + n3;
+}
+
+// A literal of 9 to 16 bytes at p (with that many readable) as two
+// overlapping 8-byte compares.
+template <std::size_t N>
+bool matches(const std::uint8_t* p, const char (&literal)[N]) noexcept {
+  constexpr std::size_t kLen = N - 1;
+  static_assert(kLen > 8 && kLen <= 16);
+  const auto* text = reinterpret_cast<const std::uint8_t*>(literal);
+  return load_le64(p) == load_le64(text) && load_le64(p + kLen - 8) == load_le64(text + kLen - 8);
+}
+
+// The first byte in [p, end) that a string scan must look at: '"', '\\', a
+// control byte (< 0x20) or a non-ASCII one (validated as UTF-8 there); or end.
 const std::uint8_t* find_string_stop(const std::uint8_t* p, const std::uint8_t* end) noexcept {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  while (end - p >= 16) {
+    __m128i x;
+    std::memcpy(&x, p, sizeof x);
+    // The compare is signed, so it flags bytes above 0x7F as well as controls.
+    const __m128i stops =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                     _mm_cmplt_epi8(x, space));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+    if (mask != 0) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
   while (end - p >= 8) {
     const std::uint64_t mask = string_stop_mask(load_le64(p));
     if (mask != 0) return p + __builtin_ctzll(mask) / 8;
     p += 8;
   }
-  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) ++p;
+  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) ++p;
   return p;
 }
+
+// The element count of a shape, folded as the dimensions arrive. Reference:
+// upstream folds left to right with checked multiplication, so a zero
+// dimension early on hides any overflow after it. Strict: the product of the
+// non-zero dimensions must fit as well, so a zero dimension cannot hide an
+// overflow from readers that multiply in another order or compute strides
+// ([0, 2^64-1, 2^64-1] is rejected).
+struct ElementCount {
+  std::uint64_t product = 1;
+  bool overflow = false;
+  bool has_zero = false;
+
+  void add(std::uint64_t dim, bool strict) noexcept {
+    if (strict && dim == 0) {
+      has_zero = true;
+    } else if (!overflow) {
+      overflow = __builtin_mul_overflow(product, dim, &product);
+    }
+  }
+  void store(TensorRecord& tensor) const noexcept {
+    tensor.elements = has_zero ? 0 : product;
+    tensor.elements_overflow = overflow;
+  }
+};
 
 // For a well-formed JSON number literal: does its value round to infinity as
 // an f64? Decided from the decimal order of magnitude, with an exact parse
@@ -301,6 +389,19 @@ bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
       run = p_;
       continue;
     }
+    if (c >= 0x80) {
+      // Strings hold the header's only non-ASCII bytes (anywhere else they
+      // are a syntax fault), so validating them here validates the header.
+      do {
+        const std::size_t length = multibyte_sequence_length(p_, end_);
+        if (length == 0) {
+          return fail(Reason::kHeaderNotUtf8, p_,
+                      "header is not valid UTF-8 (invalid sequence starting here)");
+        }
+        p_ += length;
+      } while (p_ < end_ && *p_ >= 0x80);
+      continue;
+    }
     // Only a control character is left.
     return fail(Reason::kHeaderNotJson, p_,
                 "invalid JSON: control character inside a string (must be escaped)");
@@ -362,24 +463,12 @@ bool HeaderScanner::read_u64_element(Reason type_reason, std::string_view what,
                                      std::uint64_t& out) {
   const std::uint8_t* start = p_;
   const int c = peek();
-  // Fast path for the common form: 1 to 19 digits without a leading zero,
-  // followed by something that cannot continue a number. Anything else takes
-  // the full grammar below.
-  if (c >= '1' && c <= '9') {
-    const std::uint8_t* p = p_;
-    std::uint64_t value = 0;
-    // Two blocks of 8 digits at most, then single digits up to 19 in all, the
-    // most that always fits in u64.
-    for (int block = 0; block < 2 && end_ - p >= 8; ++block) {
-      const std::uint64_t word = load_le64(p);
-      if (!all_eight_digits(word)) break;
-      value = value * 100'000'000 + eight_digits_value(word);
-      p += 8;
-    }
-    const std::ptrdiff_t room = 19 - (p - p_);
-    const std::uint8_t* limit = (end_ - p > room) ? p + room : end_;
-    while (p < limit && is_digit(*p)) value = value * 10 + static_cast<std::uint64_t>(*p++ - '0');
-    if (p - p_ <= 19 && p < end_ && *p != '.' && *p != 'e' && *p != 'E' && !is_digit(*p)) {
+  // Fast path for the common form (see read_plain_u64) followed by something
+  // that cannot continue a number. Anything else takes the full grammar.
+  if (end_ - p_ >= 24) {
+    std::uint64_t value;
+    const std::uint8_t* p = read_plain_u64(p_, value);
+    if (p != nullptr && *p != '.' && *p != 'e' && *p != 'E') {
       p_ = p;
       out = value;
       return true;
@@ -510,20 +599,93 @@ bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
 
 bool HeaderScanner::scan(ScannedHeader& out) {
   out.header_begin = begin_;
-  dims_ = &out.dims;
+  out.header_end = end_;
+  out.file_base = file_base_;
+  out_ = &out;
   // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
   // avoids most regrowth copies while staying within ~1x the header size.
   const auto header_size = static_cast<std::size_t>(end_ - begin_);
   const std::size_t expected_tensors = header_size / 64;
   if (expected_tensors <= options_.limits.max_tensors) {
     out.tensors.reserve(expected_tensors);
-    out.dims.reserve(expected_tensors * 2);
-    // The name table is probed at random, so it is sized for typical entries
-    // (~128 bytes) rather than the worst case: growing it re-inserts every
-    // name, but an oversized table misses the cache on every probe.
-    tensor_names_.reserve(header_size / 128);
+    if (out.keep_details) {
+      out.details.reserve(expected_tensors);
+      out.dims.reserve(expected_tensors * 2);
+    }
+    if (!strict()) {
+      // The name table is probed at random, so it is sized for typical
+      // entries (~128 bytes) rather than the worst case: growing it
+      // re-inserts every name, but an oversized table misses the cache on
+      // every probe.
+      tensor_names_.reserve(header_size / 128);
+    }
   }
-  return read_document(out);
+  const bool scanned = read_document(out);
+  if (strict() && !names_ascending_) {
+    // A repeated tensor name is a fault at the repeat, so it wins over any
+    // fault the scan found later, and over every check after the scan. Every
+    // name recorded so far precedes the scan's fault (a name is recorded
+    // before its entry is read), so the first repeat among them is the one
+    // a check at each name would have stopped at.
+    std::string scratch;
+    const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
+      return out.name(i, compare_scratch_) == out.name(j, scratch);
+    });
+    if (repeat) {
+      const auto [first, second] = *repeat;
+      const TensorRecord& t = out.tensors[second];
+      return fail(Reason::kDuplicateKey, begin_ + (t.header_offset - file_base_),
+                  "tensor name " + quoted(out.name(second, scratch)) +
+                      " appears twice (first at byte " +
+                      std::to_string(out.tensors[first].header_offset) + ")");
+    }
+  }
+  return scanned;
+}
+
+void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
+  const std::size_t index = out_->tensors.size() - 1;  // the record just added
+  if (names_ascending_) {
+    if (index == 0 || previous_name_ < name) {
+      if (decoded) {
+        // Decoded names live in buffers that the next name reuses.
+        previous_name_copy_.assign(name);
+        previous_name_ = previous_name_copy_;
+      } else {
+        previous_name_ = name;  // in the header
+      }
+      return;
+    }
+    // Out of order: hash every name so far, and from now on each one.
+    names_ascending_ = false;
+    name_hashes_.reserve(out_->tensors.capacity());
+    std::string scratch;
+    for (std::size_t i = 0; i < index; ++i) {
+      name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(out_->name(i, scratch))));
+    }
+  }
+  name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
+}
+
+std::string_view HeaderScanner::string_at(const std::uint8_t* begin, const std::uint8_t* end,
+                                          const std::uint8_t* quote, std::string& scratch) {
+  static const ParseOptions kOptions;  // string decoding is the same in every profile
+  HeaderScanner scanner(begin, end, 0, kOptions);
+  scanner.p_ = quote;
+  StringValue value;
+  if (!scanner.read_string(scratch, value)) return {};  // not reached for a scanned string
+  return value.text;
+}
+
+std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
+  if (keep_details) {
+    const TensorDetail& d = details[index];
+    const char* base =
+        d.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
+    return {base + d.name_pos, static_cast<std::size_t>(d.name_len)};
+  }
+  const std::uint8_t* quote = header_begin + (tensors[index].header_offset - file_base);
+  return HeaderScanner::string_at(header_begin, header_end, quote, scratch);
 }
 
 bool HeaderScanner::read_document(ScannedHeader& out) {
@@ -567,45 +729,53 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
                       "more than max_tensors (" + std::to_string(options_.limits.max_tensors) +
                           ") tensors");
         }
+        const auto new_index = static_cast<std::uint32_t>(tensors.size());
         TensorRecord& tensor = tensors.emplace_back();
         tensor.header_offset = offset_of(key_at);
-        tensor.name_len = key.text.size();
-        if (key.decoded) {
-          // Decoded from escapes: keep a copy. Unescaped names stay in the header.
-          tensor.name_in_arena = true;
-          tensor.name_pos = out.name_arena.size();
-          out.name_arena.append(key.text);
+        // A stable view of the name for the rest of this entry: in the header,
+        // or copied when decoded from escapes (key_scratch_ is reused below).
+        std::string_view name = key.text;
+        if (out.keep_details) {
+          TensorDetail& detail = out.details.emplace_back();
+          detail_ = &detail;
+          detail.name_len = key.text.size();
+          if (key.decoded) {
+            detail.name_in_arena = true;
+            detail.name_pos = out.name_arena.size();
+            out.name_arena.append(key.text);
+          } else {
+            detail.name_pos = static_cast<std::uint64_t>(
+                reinterpret_cast<const std::uint8_t*>(key.text.data()) - begin_);
+          }
+          name = out.name(new_index, name_scratch_);
+        } else if (key.decoded) {
+          name_scratch_.assign(key.text);
+          name = name_scratch_;
+        }
+        if (strict()) {
+          // Repeated names are found after the scan (see scan()).
+          note_name_for_repeats(name, key.decoded);
+          if (!read_tensor_entry(tensor, name)) return false;
         } else {
-          tensor.name_pos = static_cast<std::uint64_t>(
-              reinterpret_cast<const std::uint8_t*>(key.text.data()) - begin_);
+          // The lookup comes after the entry is read so that the prefetched
+          // hash slot has arrived by then (see NameIndex).
+          const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
+          if (!read_tensor_entry(tensor, name)) return false;
+          const std::uint32_t existing = tensor_names_.find_or_insert(
+              hash, name, new_index,
+              [&out, this](std::uint32_t i) { return out.name(i, compare_scratch_); });
+          if (existing != NameIndex::kAbsent) {
+            // Upstream collects entries into a HashMap, so the last one wins;
+            // the earlier entry had to be well-typed all the same.
+            tensors[existing] = tensors.back();
+            tensors.pop_back();
+            if (out.keep_details) {
+              out.details[existing] = out.details.back();
+              out.details.pop_back();
+            }
+          }
         }
-        const std::string_view name = out.name(tensor);
-        // The duplicate check comes after the entry is read so that the
-        // prefetched hash slot has arrived by then (see NameIndex).
-        const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
-        auto name_of = [&out](std::uint32_t i) -> std::string_view {
-          return out.name(out.tensors[i]);
-        };
-        auto duplicate = [&](std::uint32_t first) {
-          return fail(Reason::kDuplicateKey, key_at,
-                      "tensor name " + quoted(name) + " appears twice (first at byte " +
-                          std::to_string(tensors[first].header_offset) + ")");
-        };
-        if (!read_tensor_entry(tensors.back(), name)) {
-          // In document order the repeated name comes before its value's fault.
-          const std::uint32_t first = tensor_names_.find(hash, name, name_of);
-          if (strict() && first != NameIndex::kAbsent) return duplicate(first);
-          return false;
-        }
-        const auto new_index = static_cast<std::uint32_t>(tensors.size() - 1);
-        const std::uint32_t existing = tensor_names_.find_or_insert(hash, name, new_index, name_of);
-        if (existing != NameIndex::kAbsent && strict()) return duplicate(existing);
-        if (existing != NameIndex::kAbsent) {
-          // Reference profile: upstream collects entries into a HashMap, so the
-          // last one wins; the earlier entry had to be well-typed all the same.
-          tensors[existing] = tensors.back();
-          tensors.pop_back();
-        }
+        detail_ = nullptr;
       }
       skip_whitespace();
       if (peek() == ',') {
@@ -715,12 +885,78 @@ bool HeaderScanner::read_metadata(
 
 bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
   const int c = peek();
-  if (c == '{') return read_tensor_object(tensor, name);
+  if (c == '{') return read_compact_entry(tensor) || read_tensor_object(tensor, name);
   if (c == '[' && !strict()) return read_tensor_array(tensor, name);
   if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
   return fail(
       Reason::kTensorInvalid, p_,
       "entry for tensor " + quoted(name) + " must be an object with dtype, shape and data_offsets");
+}
+
+bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
+  // Every load below is checked against the end first; near the end of the
+  // header this gives up and the general reader takes over.
+  const std::uint8_t* q = p_;  // at '{'
+  auto room = [this](const std::uint8_t* at, std::ptrdiff_t n) { return end_ - at >= n; };
+  // {"dtype":"NAME" where NAME has no escapes: 2 to 11 bytes before a '"'.
+  if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
+  q += 10;
+  const auto name_len = static_cast<std::size_t>(find_string_stop(q, q + 16) - q);
+  if (name_len < 2 || name_len > 11 || q[name_len] != '"') return false;
+  const std::optional<Dtype> dtype =
+      find_dtype(std::string_view(reinterpret_cast<const char*>(q), name_len));
+  if (!dtype) return false;
+  q += name_len;
+  if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
+  q += 11;
+
+  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
+  const std::size_t dims_before = dims != nullptr ? dims->size() : 0;
+  auto give_up = [&] {
+    if (dims != nullptr) dims->resize(dims_before);
+    return false;
+  };
+  ElementCount count;
+  std::uint64_t rank = 0;
+  if (!room(q, 1)) return false;
+  if (*q == ']') {
+    ++q;
+  } else {
+    for (;;) {
+      // The rank cap is the general reader's to report.
+      if (rank >= options_.limits.max_rank || !room(q, 24)) return give_up();
+      std::uint64_t dim;
+      const std::uint8_t* after = read_plain_u64(q, dim);
+      if (after == nullptr) return give_up();
+      if (dims != nullptr) dims->push_back(dim);
+      ++rank;
+      count.add(dim, strict());
+      q = after + 1;
+      if (*after == ']') break;
+      if (*after != ',') return give_up();
+    }
+  }
+
+  if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return give_up();
+  q += 17;
+  std::uint64_t begin;
+  const std::uint8_t* after = read_plain_u64(q, begin);
+  if (after == nullptr || *after != ',') return give_up();
+  q = after + 1;
+  std::uint64_t end;
+  if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return give_up();
+  if (!room(after, 2) || after[0] != ']' || after[1] != '}') return give_up();
+
+  p_ = after + 2;
+  tensor.dtype = *dtype;
+  tensor.begin = begin;
+  tensor.end = end;
+  count.store(tensor);
+  if (dims != nullptr) {
+    detail_->shape_pos = dims_before;
+    detail_->rank = rank;
+  }
+  return true;
 }
 
 bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view name) {
@@ -835,7 +1071,7 @@ bool HeaderScanner::read_dtype(Dtype& out) {
   if (c == '"') {
     StringValue name;
     if (!read_string(value_scratch_, name)) return false;
-    if (auto d = dtype_from_name(name.text)) {
+    if (auto d = find_dtype(name.text)) {
       out = *d;
       return true;
     }
@@ -854,7 +1090,7 @@ bool HeaderScanner::read_dtype(Dtype& out) {
     }
     StringValue name;
     if (!read_string(value_scratch_, name)) return false;
-    const auto dtype = dtype_from_name(name.text);
+    const auto dtype = find_dtype(name.text);
     if (!dtype) return fail(Reason::kDtypeInvalid, at, "unknown dtype " + quoted(name.text));
     skip_whitespace();
     if (!expect(':', "':' after a key")) return false;
@@ -880,25 +1116,34 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     return fail(Reason::kShapeInvalid, p_, "shape must be an array of unsigned integers");
   }
   ++p_;
-  // Dimensions are appended to the shared dims storage.
-  std::vector<std::uint64_t>& dims = *dims_;
-  tensor.shape_pos = dims.size();
-  tensor.rank = 0;
+  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
+  if (dims != nullptr) {
+    detail_->shape_pos = dims->size();
+    detail_->rank = 0;
+  }
+  ElementCount count;
+  std::uint64_t rank = 0;
+  auto finish = [&] {
+    count.store(tensor);
+    if (dims != nullptr) detail_->rank = rank;
+    return true;
+  };
   skip_whitespace();
   if (peek() == ']') {
     ++p_;
-    return true;
+    return finish();
   }
   for (;;) {
-    if (tensor.rank >= options_.limits.max_rank) {
+    if (rank >= options_.limits.max_rank) {
       return fail(Reason::kLimitExceeded, p_,
                   "shape has more than max_rank (" + std::to_string(options_.limits.max_rank) +
                       ") dimensions");
     }
     std::uint64_t dim;
     if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
-    dims.push_back(dim);
-    ++tensor.rank;
+    if (dims != nullptr) dims->push_back(dim);
+    ++rank;
+    count.add(dim, strict());
     skip_whitespace();
     if (peek() == ',') {
       ++p_;
@@ -907,7 +1152,7 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     }
     if (peek() == ']') {
       ++p_;
-      return true;
+      return finish();
     }
     return fail_syntax(p_, "',' or ']' in shape");
   }

@@ -7,8 +7,11 @@
 // quirks. Semantic checks that need the whole header (sizes, layout) are in
 // layout.cc.
 //
-// Preconditions: the header bytes are valid UTF-8 (checked before), and the
-// scanner never reads outside [begin, end).
+// The scan validates the UTF-8 of every string; a non-ASCII byte anywhere
+// else is a syntax fault, so an accepted header is valid UTF-8. A failed scan
+// may report any fault: the caller checks the whole header's UTF-8 then,
+// since invalid UTF-8 anywhere outranks every other fault. The scanner never
+// reads outside [begin, end).
 #ifndef STGUARD_SRC_SCANNER_H_
 #define STGUARD_SRC_SCANNER_H_
 
@@ -28,35 +31,47 @@
 
 namespace stguard::detail {
 
-// A tensor as scanned: fixed-size, no allocation of its own. The name and the
-// shape live in ScannedHeader's storage so that validating a header costs no
-// allocation per tensor; the public TensorInfo is built only on request.
+// A tensor as scanned: fixed-size, no allocation of its own, and only what the
+// checks after the scan need. The element count is folded while the shape is
+// read (by the profile's rule), so validation keeps no shape; names stay in
+// the header and are read again only for messages and name comparisons.
 struct TensorRecord {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
   std::uint64_t header_offset = 0;  // absolute offset of the name's '"'
-  std::uint64_t name_pos = 0;       // into the header bytes, or the name arena
+  std::uint64_t elements = 0;       // product of the dimensions (see read_shape)
+  Dtype dtype = Dtype::kU8;
+  bool elements_overflow = false;  // the product does not fit in u64
+};
+
+// What only parse_header needs, kept when ScannedHeader::keep_details is set:
+// where the name and the shape are.
+struct TensorDetail {
+  std::uint64_t name_pos = 0;  // into the header bytes, or the name arena
   std::uint64_t name_len = 0;
   std::uint64_t shape_pos = 0;  // into ScannedHeader::dims
   std::uint64_t rank = 0;
-  Dtype dtype = Dtype::kU8;
   bool name_in_arena = false;  // the name had escapes and was decoded
 };
 
 struct ScannedHeader {
   const std::uint8_t* header_begin = nullptr;
+  const std::uint8_t* header_end = nullptr;
+  std::uint64_t file_base = 8;        // absolute file offset of header_begin
+  bool keep_details = false;          // set by the caller before the scan
   std::vector<TensorRecord> tensors;  // document order (reference: dups merged)
+  std::vector<TensorDetail> details;  // parallel to tensors when keep_details
   std::string name_arena;             // decoded names that had escapes
-  std::vector<std::uint64_t> dims;    // all shapes, back to back
+  std::vector<std::uint64_t> dims;    // all shapes, back to back (keep_details)
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
 
-  std::string_view name(const TensorRecord& t) const noexcept {
-    const char* base =
-        t.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
-    return {base + t.name_pos, static_cast<std::size_t>(t.name_len)};
-  }
-  std::span<const std::uint64_t> shape(const TensorRecord& t) const noexcept {
-    return {dims.data() + t.shape_pos, static_cast<std::size_t>(t.rank)};
+  // The unescaped name of tensors[index]. Without details it is read again
+  // from the header (it was validated there); `scratch` holds it when it had
+  // escapes, so the view lives as long as `scratch` is not changed.
+  std::string_view name(std::size_t index, std::string& scratch) const;
+  std::span<const std::uint64_t> shape(std::size_t index) const noexcept {
+    const TensorDetail& d = details[index];
+    return {dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)};
   }
 };
 
@@ -72,6 +87,12 @@ class HeaderScanner {
   bool scan(ScannedHeader& out);
 
   Error take_error() { return std::move(error_); }
+
+  // The unescaped value of the JSON string whose opening quote is at `quote`
+  // in [begin, end), a string the scan has already read without fault. The
+  // view is into the header, or into `scratch` when the string had escapes.
+  static std::string_view string_at(const std::uint8_t* begin, const std::uint8_t* end,
+                                    const std::uint8_t* quote, std::string& scratch);
 
  private:
   // serde_json's recursion limit: a container at this depth (top-level object
@@ -135,9 +156,16 @@ class HeaderScanner {
   bool read_document(ScannedHeader& out);
   bool read_metadata(std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
   bool read_tensor_entry(TensorRecord& tensor, std::string_view name);
+  // The entry as writers emit it, {"dtype":"..","shape":[..],"data_offsets":[..,..]}
+  // without whitespace, read in straight-line code. Returns false, having
+  // consumed and recorded nothing, for anything else (faults included): the
+  // general reader then takes the entry.
+  bool read_compact_entry(TensorRecord& tensor);
   bool read_tensor_object(TensorRecord& tensor, std::string_view name);
   bool read_tensor_array(TensorRecord& tensor, std::string_view name);
   bool read_dtype(Dtype& out);
+  // Also folds the element count into `tensor` and, when details are kept,
+  // appends the dimensions to ScannedHeader::dims.
   bool read_shape(TensorRecord& tensor);
   bool read_offsets(std::uint64_t& begin, std::uint64_t& end);
   bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key);
@@ -152,8 +180,19 @@ class HeaderScanner {
   std::string key_scratch_;
   std::string value_scratch_;
   std::string skip_scratch_;
-  std::vector<std::uint64_t>* dims_ = nullptr;  // ScannedHeader::dims during scan()
-  NameIndex tensor_names_;
+  std::string name_scratch_;        // the current tensor name when it had escapes
+  std::string compare_scratch_;     // an earlier name read again to compare
+  ScannedHeader* out_ = nullptr;    // during scan()
+  TensorDetail* detail_ = nullptr;  // the current tensor's, when details are kept
+  // Strict: hashes for the check for repeated names after the scan, one per
+  // tensor in document order. While every name is greater than the one
+  // before (writers sort them), no name can repeat, so none is hashed.
+  void note_name_for_repeats(std::string_view name, bool decoded);
+  bool names_ascending_ = true;
+  std::string_view previous_name_;
+  std::string previous_name_copy_;  // previous_name_ when it had escapes
+  std::vector<std::uint32_t> name_hashes_;
+  NameIndex tensor_names_;  // reference: for the last-wins merge
   NameIndex metadata_keys_;
 };
 

@@ -17,6 +17,33 @@ bool is_continuation(std::uint8_t b) noexcept { return (b & 0xC0) == 0x80; }
 
 }  // namespace
 
+std::size_t multibyte_sequence_length(const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  const std::uint8_t lead = *p;
+  std::size_t need;
+  std::uint8_t second_lo = 0x80;
+  std::uint8_t second_hi = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    need = 1;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    need = 2;
+    if (lead == 0xE0) second_lo = 0xA0;  // overlong
+    if (lead == 0xED) second_hi = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    need = 3;
+    if (lead == 0xF0) second_lo = 0x90;  // overlong
+    if (lead == 0xF4) second_hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;  // continuation byte as lead, C0/C1 (overlong), F5..FF
+  }
+  if (static_cast<std::size_t>(end - p) - 1 < need) return 0;
+  const std::uint8_t second = p[1];
+  if (second < second_lo || second > second_hi) return 0;
+  for (std::size_t k = 2; k <= need; ++k) {
+    if (!is_continuation(p[k])) return 0;
+  }
+  return need + 1;
+}
+
 std::size_t find_invalid_utf8(const std::uint8_t* data, std::size_t size) noexcept {
   std::size_t i = 0;
   while (i < size) {
@@ -26,34 +53,13 @@ std::size_t find_invalid_utf8(const std::uint8_t* data, std::size_t size) noexce
       i += 16;
     }
     if (i >= size) break;
-    const std::uint8_t lead = data[i];
-    if (lead < 0x80) {
+    if (data[i] < 0x80) {
       ++i;
       continue;
     }
-    std::size_t need;
-    std::uint8_t second_lo = 0x80;
-    std::uint8_t second_hi = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      need = 1;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      need = 2;
-      if (lead == 0xE0) second_lo = 0xA0;  // overlong
-      if (lead == 0xED) second_hi = 0x9F;  // surrogates
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      need = 3;
-      if (lead == 0xF0) second_lo = 0x90;  // overlong
-      if (lead == 0xF4) second_hi = 0x8F;  // above U+10FFFF
-    } else {
-      return i;  // continuation byte as lead, C0/C1 (overlong), F5..FF
-    }
-    if (size - i - 1 < need) return i;
-    const std::uint8_t second = data[i + 1];
-    if (second < second_lo || second > second_hi) return i;
-    for (std::size_t k = 2; k <= need; ++k) {
-      if (!is_continuation(data[i + k])) return i;
-    }
-    i += need + 1;
+    const std::size_t length = multibyte_sequence_length(data + i, data + size);
+    if (length == 0) return i;
+    i += length;
   }
   return size;
 }

@@ -1,0 +1,445 @@
+// Headers with thousands of tensors, large enough to take the parser's bulk
+// paths: the duplicate-name check that runs after the scan (names spread over
+// many partitions) and the fast path for compact tensor entries, which needs
+// some bytes after an entry and so is rarely taken in small headers, with its
+// fallback to the general reader. Each expectation holds for parse_header and
+// validate_header alike; offsets are found in the header text.
+#include <gtest/gtest.h>
+#include <stguard/stguard.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "file_builder.h"
+#include "test_util.h"
+
+namespace {
+
+using stguard::Dtype;
+using stguard::Profile;
+using stguard::Reason;
+using stguard_test::header_at;
+using stguard_test::Rejects;
+
+constexpr std::size_t kCount = 5000;
+
+std::string name_of(std::size_t i) { return "model.layers." + std::to_string(i) + ".weight"; }
+
+// One entry: the name as JSON string text, and its value as text in which
+// {B} and {E} stand for the data offsets the builder assigns (`bytes` long).
+struct Entry {
+  std::string name;
+  std::string value = R"({"dtype":"U8","shape":[1],"data_offsets":[{B},{E}]})";
+  std::uint64_t bytes = 1;
+};
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+}
+
+// kCount one-byte U8 tensors, tiled in document order.
+struct LargeHeader {
+  std::vector<Entry> entries;
+
+  LargeHeader() {
+    for (std::size_t i = 0; i < kCount; ++i) entries.push_back(Entry{name_of(i)});
+  }
+
+  std::string text() const {
+    std::string h = "{";
+    std::uint64_t offset = 0;
+    for (const Entry& e : entries) {
+      if (h.size() > 1) h += ',';
+      std::string value = e.value;
+      replace_all(value, "{B}", std::to_string(offset));
+      replace_all(value, "{E}", std::to_string(offset + e.bytes));
+      offset += e.bytes;
+      h += "\"" + e.name + "\":" + value;
+    }
+    return h + "}";
+  }
+  std::uint64_t data_len() const {
+    std::uint64_t total = 0;
+    for (const Entry& e : entries) total += e.bytes;
+    return total;
+  }
+};
+
+// The header part of a file whose data part (never read) is `data_len` bytes.
+struct File {
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t size;
+};
+
+File file_of(const std::string& header, std::uint64_t data_len) {
+  std::vector<std::uint8_t> bytes = stguard_test::FileBuilder(header).build();
+  const std::uint64_t size = bytes.size() + data_len;
+  return {std::move(bytes), size};
+}
+File file_of(const LargeHeader& h) { return file_of(h.text(), h.data_len()); }
+
+stguard::ParseOptions options_for(Profile profile, std::uint64_t max_rank = 1024) {
+  stguard::ParseOptions options = stguard_test::WithProfile(profile);
+  options.limits.max_rank = max_rank;
+  return options;
+}
+
+// Both entry points, one profile: the same verdict, reason and offset.
+void ExpectRejects(const File& file, const stguard::ParseOptions& options, Reason reason,
+                   std::uint64_t offset) {
+  EXPECT_TRUE(Rejects(stguard::parse_header(file.bytes, file.size, options), reason, offset))
+      << "parse_header, " << stguard::profile_name(options.profile);
+  EXPECT_TRUE(Rejects(stguard::validate_header(file.bytes, file.size, options), reason, offset))
+      << "validate_header, " << stguard::profile_name(options.profile);
+}
+void ExpectRejects(const File& file, Profile profile, Reason reason, std::uint64_t offset) {
+  ExpectRejects(file, options_for(profile), reason, offset);
+}
+
+std::optional<stguard::Header> ExpectAccepts(const File& file,
+                                             const stguard::ParseOptions& options) {
+  auto summary = stguard::validate_header(file.bytes, file.size, options);
+  EXPECT_TRUE(stguard_test::Accepts(summary))
+      << "validate_header, " << stguard::profile_name(options.profile);
+  auto parsed = stguard::parse_header(file.bytes, file.size, options);
+  EXPECT_TRUE(stguard_test::Accepts(parsed))
+      << "parse_header, " << stguard::profile_name(options.profile);
+  if (!summary || !parsed) return std::nullopt;
+  EXPECT_EQ(summary->tensor_count, parsed->tensors.size());
+  return std::move(parsed).value();
+}
+std::optional<stguard::Header> ExpectAccepts(const File& file, Profile profile) {
+  return ExpectAccepts(file, options_for(profile));
+}
+
+constexpr Profile kBoth[] = {Profile::kStrict, Profile::kReference};
+
+TEST(LargeHeader, AcceptedInBothProfiles) {
+  const File file = file_of(LargeHeader());
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    ASSERT_EQ(header->tensors.size(), kCount);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      const stguard::TensorInfo& t = header->tensors[i];
+      ASSERT_EQ(t.name, name_of(i));
+      ASSERT_EQ(t.dtype, Dtype::kU8);
+      ASSERT_EQ(t.begin, i);
+      ASSERT_EQ(t.end, i + 1);
+      ASSERT_EQ(t.shape, std::vector<std::uint64_t>{1});
+    }
+  }
+}
+
+// Numbers of every length the fast path reads in whole words (1 to 19
+// digits, across the 8- and 16-digit word boundaries) and one beyond it
+// (u64 max, 20 digits), as dimensions and as data offsets.
+TEST(LargeHeader, NumbersOfEveryLength) {
+  const std::vector<std::uint64_t> dims = {
+      0,
+      1,
+      9,
+      10,
+      4096,
+      9'999'999,
+      10'000'000,
+      99'999'999,
+      100'000'000,
+      123'456'789,
+      9'999'999'999'999'999,
+      12'345'678'901'234'567,
+      123'456'789'012'345'678,
+      1'234'567'890'123'456'789,
+      9'999'999'999'999'999'999ULL,
+      18'446'744'073'709'551'615ULL,
+  };
+  LargeHeader h;
+  // [1, d, 0] has no elements in either profile, whatever d.
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    Entry& e = h.entries[100 + 7 * k];
+    e.value = R"({"dtype":"U8","shape":[1,)" + std::to_string(dims[k]) +
+              R"(,0],"data_offsets":[{B},{E}]})";
+    e.bytes = 0;
+  }
+  // Offsets of 19 digits from here on (2^61 - 1 elements of U8 still fit).
+  const std::uint64_t big = 2'000'000'000'000'000'000ULL;
+  h.entries[1000].value =
+      R"({"dtype":"U8","shape":[)" + std::to_string(big) + R"(],"data_offsets":[{B},{E}]})";
+  h.entries[1000].bytes = big;
+  const File file = file_of(h);
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    ASSERT_EQ(header->tensors.size(), kCount);
+    std::uint64_t offset = 0;
+    for (std::size_t i = 0; i < kCount; ++i) {
+      const stguard::TensorInfo& t = header->tensors[i];
+      ASSERT_EQ(t.begin, offset) << i;
+      offset += h.entries[i].bytes;
+      ASSERT_EQ(t.end, offset) << i;
+    }
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      EXPECT_EQ(header->tensors[100 + 7 * k].shape, (std::vector<std::uint64_t>{1, dims[k], 0}));
+    }
+    EXPECT_EQ(header->tensors[1000].shape, std::vector<std::uint64_t>{big});
+  }
+}
+
+// Entries that differ from the compact form a writer emits, in the middle of
+// a large header: the general reader takes them and decides as it always does.
+TEST(LargeHeader, EntriesOffTheFastPath) {
+  struct Variant {
+    std::string value;
+    std::optional<Dtype> dtype;  // accepted with this dtype (shape [1])...
+    Reason reason{};             // ...or rejected for this reason,
+    std::string needle;          // at this text
+    std::uint64_t delta = 0;     // plus this many bytes
+    bool reference_accepts = false;
+  };
+  auto accept = [](std::string value, Dtype dtype) {
+    return Variant{std::move(value), dtype, Reason{}, "", 0, false};
+  };
+  auto reject = [](std::string value, Reason reason, std::string needle, std::uint64_t delta = 0,
+                   bool reference_accepts = false) {
+    return Variant{std::move(value),  std::nullopt, reason,
+                   std::move(needle), delta,        reference_accepts};
+  };
+  const std::vector<Variant> variants = {
+      accept(R"({"dtype": "U8", "shape": [1], "data_offsets": [{B}, {E}]})", Dtype::kU8),
+      accept(R"({"dtype":"U8","shape":[ 1 ],"data_offsets":[{B},{E}]})", Dtype::kU8),
+      accept(R"({"dtype":"U8","shape":[1],"data_offsets":[{B},{E}] })", Dtype::kU8),
+      accept(R"({"shape":[1],"dtype":"I8","data_offsets":[{B},{E}]})", Dtype::kI8),
+      accept(R"({"data_offsets":[{B},{E}],"shape":[1],"dtype":"BOOL"})", Dtype::kBool),
+      accept(R"({"dtype":"\u0055\u0038","shape":[1],"data_offsets":[{B},{E}]})", Dtype::kU8),
+      accept(R"({"dtype":"F8_E4M3FNUZ","shape":[1],"data_offsets":[{B},{E}]})", Dtype::kF8E4M3Fnuz),
+      reject(R"({"dtype":"\u0042F16","shape":[],"data_offsets":[{B},{E}]})", Reason::kSizeMismatch,
+             "\"v\""),
+      reject(R"({"dtype":"F8_E4M3FNUZZ","shape":[1],"data_offsets":[{B},{E}]})",
+             Reason::kDtypeInvalid, "\"F8_E4M3FNUZZ\""),
+      reject(R"({"dtype":"BF16 ","shape":[1],"data_offsets":[{B},{E}]})", Reason::kDtypeInvalid,
+             "\"BF16 \""),
+      reject(R"({"dtype":"u8","shape":[1],"data_offsets":[{B},{E}]})", Reason::kDtypeInvalid,
+             "\"u8\""),
+      reject(R"({"dtype":"U8","shape":[01],"data_offsets":[{B},{E}]})", Reason::kHeaderNotJson,
+             "[01]", 1),
+      reject(R"({"dtype":"U8","shape":[1.0],"data_offsets":[{B},{E}]})", Reason::kShapeInvalid,
+             "[1.0]", 1),
+      reject(R"({"dtype":"U8","shape":[1e0],"data_offsets":[{B},{E}]})", Reason::kShapeInvalid,
+             "[1e0]", 1),
+      reject(R"({"dtype":"U8","shape":[-1],"data_offsets":[{B},{E}]})", Reason::kShapeInvalid,
+             "[-1]", 1),
+      reject(R"({"dtype":"U8","shape":[18446744073709551616],"data_offsets":[{B},{E}]})",
+             Reason::kShapeInvalid, "18446744073709551616"),
+      reject(R"({"dtype":"U8","shape":[00000000000000000001],"data_offsets":[{B},{E}]})",
+             Reason::kHeaderNotJson, "[0000", 1),
+      reject(R"({"dtype":"U8","shape":[1,],"data_offsets":[{B},{E}]})", Reason::kHeaderNotJson,
+             "[1,]", 3),
+      reject(R"({"dtype":"U8","shape":[1],"data_offsets":[{B},{E},]})", Reason::kHeaderNotJson,
+             ",2001,]", 6),
+      reject(R"({"dtype":"U8","shape":[1],"data_offsets":[{B}]})", Reason::kOffsetsInvalid,
+             "[2000]", 5),
+      reject(R"({"dtype":"U8","shape":[1],"data_offsets":[{B},{E}],"x":1})", Reason::kTensorInvalid,
+             "\"x\"", 0, true),
+      reject(R"({"dtype":"U8","dtype":"U8","shape":[1],"data_offsets":[{B},{E}]})",
+             Reason::kDuplicateKey, "\"dtype\":\"U8\",\"dtype\"", 13),
+      reject(R"({"dtype":"U8","shape":[1],"data_offsets":[{E},{B}]})", Reason::kOffsetsInvalid,
+             "\"v\""),
+  };
+  for (const Variant& variant : variants) {
+    SCOPED_TRACE(variant.value);
+    LargeHeader h;
+    h.entries[2000] = Entry{"v", variant.value};
+    const std::string text = h.text();
+    const File file = file_of(h);
+    for (const Profile profile : kBoth) {
+      SCOPED_TRACE(stguard::profile_name(profile));
+      if (variant.dtype || (profile == Profile::kReference && variant.reference_accepts)) {
+        const auto header = ExpectAccepts(file, profile);
+        ASSERT_TRUE(header.has_value());
+        ASSERT_EQ(header->tensors.size(), kCount);
+        const stguard::TensorInfo& t = header->tensors[2000];
+        EXPECT_EQ(t.name, "v");
+        EXPECT_EQ(t.dtype, variant.dtype.value_or(Dtype::kU8));
+        EXPECT_EQ(t.shape, std::vector<std::uint64_t>{1});
+        EXPECT_EQ(t.begin, 2000u);
+        EXPECT_EQ(t.end, 2001u);
+      } else {
+        ExpectRejects(file, profile, variant.reason,
+                      header_at(text, variant.needle) + variant.delta);
+      }
+    }
+  }
+}
+
+TEST(LargeHeader, RankCap) {
+  LargeHeader h;
+  h.entries[3000].value = R"({"dtype":"U8","shape":[1,1,1],"data_offsets":[{B},{E}]})";
+  const File file = file_of(h);
+  for (const Profile profile : kBoth) {
+    EXPECT_TRUE(ExpectAccepts(file, options_for(profile, 3)).has_value());
+  }
+  h.entries[3000].value = R"({"dtype":"U8","shape":[1,1,1,1],"data_offsets":[{B},{E}]})";
+  const std::string text = h.text();
+  for (const Profile profile : kBoth) {
+    ExpectRejects(file_of(h), options_for(profile, 3), Reason::kLimitExceeded,
+                  header_at(text, "[1,1,1,1]") + 7);
+  }
+}
+
+TEST(LargeHeader, EarliestRepeatIsReported) {
+  LargeHeader h;
+  // Forty names repeated late, each long after its first use...
+  for (std::size_t k = 0; k < 40; ++k) h.entries[4900 - k * 50].name = name_of(k);
+  // ...and one repeated at once, sooner in the text than all of them.
+  h.entries[2500].name = name_of(2499);
+  const std::string text = h.text();
+  ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(text, "\"" + name_of(2499) + "\"", 1));
+}
+
+TEST(LargeHeader, RepeatComesBeforeLaterFaults) {
+  LargeHeader h;
+  h.entries[100].name = name_of(7);
+  h.entries[4000].value = R"({"dtype":"X","shape":[1],"data_offsets":[{B},{E}]})";
+  h.entries[20].value = R"({"dtype":"U8","shape":[2],"data_offsets":[{B},{E}]})";  // size
+  const std::string text = h.text();
+  const std::uint64_t repeat = header_at(text, "\"" + name_of(7) + "\"", 1);
+  ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey, repeat);
+  // Cut inside the last entry: the syntax fault comes after the repeat too.
+  ExpectRejects(file_of(text.substr(0, text.size() - 10), h.data_len()), Profile::kStrict,
+                Reason::kDuplicateKey, repeat);
+}
+
+TEST(LargeHeader, FaultBeforeRepeatIsReported) {
+  LargeHeader h;
+  h.entries[50].value = R"({"dtype":"X","shape":[1],"data_offsets":[{B},{E}]})";
+  h.entries[100].name = name_of(7);
+  const std::string text = h.text();
+  for (const Profile profile : kBoth) {
+    ExpectRejects(file_of(h), profile, Reason::kDtypeInvalid, header_at(text, "\"X\""));
+  }
+}
+
+TEST(LargeHeader, RepeatWithFaultyValue) {
+  LargeHeader h;
+  h.entries[4000] = Entry{name_of(3), "null", 0};
+  const std::string text = h.text();
+  ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(text, "\"" + name_of(3) + "\"", 1));
+  ExpectRejects(file_of(h), Profile::kReference, Reason::kTensorInvalid, header_at(text, "null"));
+}
+
+TEST(LargeHeader, RepeatAfterUnescaping) {
+  LargeHeader h;
+  // "model.layers.20.weight" with its first letter and a dot escaped.
+  h.entries[4500].name = "\\u006dodel\\u002elayers.20.weight";
+  const std::string text = h.text();
+  ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(text, "\"\\u006dodel"));
+  // Reference: the repeat's content replaces the first's, leaving a hole.
+  ExpectRejects(file_of(h), Profile::kReference, Reason::kOffsetGap, 8 + text.size() + 20);
+}
+
+// Names in ascending order, as writers sort them: a repeat is the first name
+// not greater than the one before, wherever it lies.
+TEST(LargeHeader, RepeatAmongSortedNames) {
+  auto sorted_name = [](std::size_t i) {
+    std::string digits = std::to_string(i);
+    return "w." + std::string(5 - digits.size(), '0') + digits;
+  };
+  LargeHeader h;
+  for (std::size_t i = 0; i < kCount; ++i) h.entries[i].name = sorted_name(i);
+  for (const Profile profile : kBoth) EXPECT_TRUE(ExpectAccepts(file_of(h), profile).has_value());
+  // Out of order at the very end, no repeat.
+  std::swap(h.entries[kCount - 2].name, h.entries[kCount - 1].name);
+  for (const Profile profile : kBoth) EXPECT_TRUE(ExpectAccepts(file_of(h), profile).has_value());
+  std::swap(h.entries[kCount - 2].name, h.entries[kCount - 1].name);
+
+  for (const std::size_t at : {std::size_t{1}, std::size_t{2500}, kCount - 1}) {
+    SCOPED_TRACE(at);
+    LargeHeader r = h;
+    r.entries[at].name = sorted_name(at - 1);  // equal to its neighbour
+    std::string text = r.text();
+    ExpectRejects(file_of(r), Profile::kStrict, Reason::kDuplicateKey,
+                  header_at(text, "\"" + sorted_name(at - 1) + "\"", 1));
+    r.entries[at].name = sorted_name(0);  // equal to the first, smaller than its neighbour
+    text = r.text();
+    ExpectRejects(file_of(r), Profile::kStrict, Reason::kDuplicateKey,
+                  header_at(text, "\"" + sorted_name(0) + "\"", 1));
+  }
+  // Escaped names keep their order once decoded: "w.\u0030..." is "w.0...".
+  LargeHeader e = h;
+  e.entries[3000].name = "w.\\u00303000";
+  e.entries[3001].name = "w.\\u00303000";
+  const std::string text = e.text();
+  ExpectRejects(file_of(e), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(text, "\"w.\\u00303000\"", 1));
+  e.entries[3001].name = "w.03000";
+  const std::string plain = e.text();
+  ExpectRejects(file_of(e), Profile::kStrict, Reason::kDuplicateKey,
+                header_at(plain, "\"w.03000\""));
+}
+
+TEST(LargeHeader, EveryNameTheSame) {
+  LargeHeader h;
+  for (Entry& e : h.entries) e.name = "a";
+  const std::string text = h.text();
+  ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey, header_at(text, "\"a\"", 1));
+}
+
+TEST(LargeHeader, EscapedNamesWithoutRepeats) {
+  LargeHeader h;
+  for (std::size_t i = 0; i < kCount; i += 3) h.entries[i].name = "\\u0041" + name_of(i);
+  const File file = file_of(h);
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    EXPECT_EQ(header->tensors[3].name, "A" + name_of(3));
+    EXPECT_EQ(header->tensors[4].name, name_of(4));
+  }
+}
+
+TEST(LargeHeader, NonAsciiNames) {
+  LargeHeader h;
+  // Two-, three- and four-byte sequences, one after another and apart.
+  for (std::size_t i = 0; i < kCount; i += 5) {
+    h.entries[i].name = "\xC3\xA9t\xC3\xA9." + name_of(i) + ".\xE2\x82\xAC\xF0\x9F\x98\x80";
+  }
+  const File file = file_of(h);
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    EXPECT_EQ(header->tensors[10].name,
+              "\xC3\xA9t\xC3\xA9." + name_of(10) + ".\xE2\x82\xAC\xF0\x9F\x98\x80");
+  }
+}
+
+// Invalid UTF-8 anywhere outranks every other fault of the header text, even
+// one found earlier in the text.
+TEST(LargeHeader, InvalidUtf8OutranksEarlierFaults) {
+  for (const std::string bad : {"\xC3", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF"}) {
+    LargeHeader h;
+    h.entries[4000].name = "bad" + bad + "name";
+    const std::string text = h.text();
+    const std::uint64_t at = header_at(text, "\"bad") + 4;
+    for (const Profile profile : kBoth) {
+      ExpectRejects(file_of(h), profile, Reason::kHeaderNotUtf8, at);
+    }
+    // A syntax fault and a repeated name before it.
+    h.entries[100].value = R"({"dtype":"U8","shape":[1],"data_offsets":[{B},{E}],})";
+    h.entries[200].name = name_of(7);
+    const std::string faulty = h.text();
+    for (const Profile profile : kBoth) {
+      ExpectRejects(file_of(h), profile, Reason::kHeaderNotUtf8, header_at(faulty, "\"bad") + 4);
+    }
+  }
+}
+
+}  // namespace
