@@ -1,5 +1,11 @@
-// Invariants shared by the byte-level harnesses (fuzz_parse, fuzz_structured):
-// what must hold for any input, accepted or rejected, in both profiles.
+// Invariants shared by the harnesses: what must hold for any input, accepted
+// or rejected, in both profiles. Two levels:
+//   check_profiles  one parse per profile and the checks that cost next to
+//                   nothing beside it (fuzz_parse, kept lean for throughput);
+//   check_all       check_profiles' checks plus the cross-checks that parse
+//                   again: validate_header agrees with parse_header, and the
+//                   first 8 + N bytes alone give the same answer (fuzz_mutator,
+//                   fuzz_structured).
 // A broken invariant prints what broke and aborts, which every engine reports
 // as a crash with the input saved.
 #ifndef STGUARD_FUZZ_FUZZ_INVARIANTS_H_
@@ -14,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "stguard/stguard.h"
@@ -102,19 +109,137 @@ inline bool same_header(const stguard::Header& a, const stguard::Header& b) {
          a.file_size == b.file_size;
 }
 
-// parse_header and validate_header on one input and profile: each alone is
-// sane and the two agree. Returns the parse_header result.
-inline stguard::Result<stguard::Header> check_profile(const std::uint8_t* data, std::size_t size,
+// One parse in one profile; the verdict is checked on its own (an accepted
+// header describes the input, an error is well-formed).
+inline stguard::Result<stguard::Header> parse_checked(const std::uint8_t* data, std::size_t size,
                                                       stguard::Profile profile) {
   stguard::ParseOptions options;
   options.profile = profile;
+  stguard::Result<stguard::Header> parsed =
+      stguard::parse(std::span<const std::uint8_t>(data, size), options);
+  if (parsed) {
+    check_accepted(*parsed, data, size);
+  } else {
+    check_error(parsed.error(), size);
+  }
+  return parsed;
+}
+
+// Strict accepts => reference accepts the same header.
+inline void check_strict_implies_reference(const stguard::Result<stguard::Header>& strict,
+                                           const stguard::Result<stguard::Header>& reference) {
+  if (!strict) return;
+  check(reference.has_value(), "strict accepts but reference rejects");
+  check(same_header(*strict, *reference), "strict and reference read different headers");
+}
+
+// The lean level: one parse per profile.
+inline void check_profiles(const std::uint8_t* data, std::size_t size) {
+  check_strict_implies_reference(parse_checked(data, size, stguard::Profile::kStrict),
+                                 parse_checked(data, size, stguard::Profile::kReference));
+}
+
+// Where an error's offset may point, per reason (error.h): the length prefix
+// for length faults, inside the header text for header faults, inside the
+// data buffer (or at its end) for layout faults.
+inline void check_error_offset(const stguard::Error& e, const std::uint8_t* data,
+                               std::size_t size) {
+  using stguard::Reason;
+  switch (e.reason) {
+    case Reason::kHeaderTooSmall:
+    case Reason::kHeaderTooLarge:
+    case Reason::kHeaderLengthExceedsFile:
+      check(e.offset == 0, "error: a length fault does not point at the prefix");
+      return;
+    case Reason::kOffsetOutOfBounds:
+    case Reason::kOffsetGap:
+    case Reason::kOffsetOverlap:
+    case Reason::kTrailingData: {
+      const std::uint64_t data_offset = 8 + load_le64(data);
+      check(data_offset <= e.offset && e.offset <= size,
+            "error: a layout fault does not point into the data buffer");
+      return;
+    }
+    case Reason::kIoError:
+      return;  // check_error: never from a complete in-memory input
+    default: {
+      // The header's own faults, including kLimitExceeded.
+      const std::uint64_t end = 8 + load_le64(data);
+      check(8 <= e.offset && e.offset <= end, "error: a header fault points outside the header");
+      return;
+    }
+  }
+}
+
+// The public helpers around a verdict agree with it: reason names round-trip,
+// to_string says "<NAME> at byte <offset>", Header::find finds every tensor.
+inline void check_api(const stguard::Result<stguard::Header>& parsed, stguard::Profile profile) {
+  check(stguard::profile_from_name(stguard::profile_name(profile)) == profile,
+        "profile_from_name(profile_name(p)) != p");
+  if (parsed) {
+    for (const stguard::TensorInfo& t : parsed->tensors) {
+      check(parsed->find(t.name) == &t, "Header::find does not find a tensor by its name");
+    }
+    return;
+  }
+  const stguard::Error& e = parsed.error();
+  const std::span<const stguard::Reason> all = stguard::all_reasons();
+  check(std::find(all.begin(), all.end(), e.reason) != all.end(), "all_reasons misses a reason");
+  check(stguard::reason_from_name(stguard::reason_name(e.reason)) == e.reason,
+        "reason_from_name(reason_name(r)) != r");
+  const std::string text = e.to_string();
+  const std::string head =
+      std::string(stguard::reason_name(e.reason)) + " at byte " + std::to_string(e.offset);
+  check(text.compare(0, head.size(), head) == 0,
+        "Error::to_string does not start with NAME at byte N");
+}
+
+// Tight limits only ever add rejections: a file the tight limits accept is
+// accepted the same way with the defaults, a file the defaults reject is
+// rejected, and a file only the tight limits reject is rejected for a limit.
+inline void check_tight_limits(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
+                               const stguard::Result<stguard::Header>& parsed) {
+  stguard::ParseOptions tight;
+  tight.profile = profile;
+  tight.limits.max_header_bytes = 512;
+  tight.limits.max_tensors = 3;
+  tight.limits.max_rank = 2;
+  tight.limits.max_name_bytes = 6;
   const std::span<const std::uint8_t> bytes(data, size);
-  stguard::Result<stguard::Header> parsed = stguard::parse(bytes, options);
+  const stguard::Result<stguard::Header> limited = stguard::parse(bytes, tight);
+  const stguard::Result<stguard::HeaderSummary> limited_summary =
+      stguard::validate_header(bytes, size, tight);
+  check(limited.has_value() == limited_summary.has_value(),
+        "tight limits: validate_header and parse_header disagree");
+  if (limited) {
+    check(parsed.has_value(), "a file within tight limits is rejected with the default limits");
+    check(same_header(*limited, *parsed), "tight limits change the header");
+    return;
+  }
+  check_error(limited.error(), size);
+  check(same_error(limited.error(), limited_summary.error()),
+        "tight limits: validate_header and parse_header give different reason/offset");
+  if (parsed) {
+    check(limited.error().reason == stguard::Reason::kLimitExceeded ||
+              limited.error().reason == stguard::Reason::kHeaderTooLarge,
+          "tight limits reject a valid file for something other than a limit");
+  }
+}
+
+// The cross-checks for one profile, given parse_checked's result:
+// validate_header and parse_header_length agree with parse_header, the data
+// part is never read, a span shorter than the header it claims is kIoError
+// (never a read past it), error offsets follow error.h, the helpers agree,
+// and tighter limits only add rejections.
+inline void check_cross(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
+                        const stguard::Result<stguard::Header>& parsed) {
+  stguard::ParseOptions options;
+  options.profile = profile;
+  const std::span<const std::uint8_t> bytes(data, size);
   const stguard::Result<stguard::HeaderSummary> summary =
       stguard::validate_header(bytes, size, options);
   check(parsed.has_value() == summary.has_value(), "validate_header and parse_header disagree");
   if (parsed) {
-    check_accepted(*parsed, data, size);
     check(summary->tensor_count == parsed->tensors.size(), "validate_header: tensor_count");
     check(summary->has_metadata == parsed->metadata.has_value(), "validate_header: has_metadata");
     check(summary->metadata_count == (parsed->metadata ? parsed->metadata->size() : 0),
@@ -122,9 +247,34 @@ inline stguard::Result<stguard::Header> check_profile(const std::uint8_t* data, 
     check(summary->header_len == parsed->header_len, "validate_header: header_len");
     check(summary->file_size == parsed->file_size, "validate_header: file_size");
   } else {
-    check_error(parsed.error(), size);
     check(same_error(parsed.error(), summary.error()),
           "validate_header and parse_header give different reason/offset");
+    check_error_offset(parsed.error(), data, size);
+  }
+  check_api(parsed, profile);
+
+  // parse_header_length alone: the same N, or the same length fault.
+  const stguard::Result<std::uint64_t> length = stguard::parse_header_length(bytes, size);
+  if (parsed) {
+    check(length.has_value() && *length == parsed->header_len, "parse_header_length: another N");
+  } else if (!length) {
+    check(same_error(length.error(), parsed.error()), "parse_header_length: another error");
+  }
+
+  // Fewer bytes than the claimed header while file_size says they exist:
+  // kIoError at the end of what was given, from an exact-size copy so that
+  // ASan sees any read past it. Also for a cut inside the length prefix.
+  if (size >= 8) {
+    const std::size_t cut = length ? static_cast<std::size_t>(8 + *length / 2) : 4;
+    if (cut < size && (!length || cut < 8 + *length)) {
+      auto head = std::make_unique<std::uint8_t[]>(cut);
+      std::copy(data, data + cut, head.get());
+      const stguard::Result<stguard::Header> truncated =
+          stguard::parse_header(std::span<const std::uint8_t>(head.get(), cut), size, options);
+      check(!truncated.has_value() && truncated.error().reason == stguard::Reason::kIoError &&
+                truncated.error().offset == cut,
+            "a span shorter than the header is not kIoError at its end");
+    }
   }
 
   // The data part is never read: the first 8 + N bytes alone, in a buffer of
@@ -145,19 +295,19 @@ inline stguard::Result<stguard::Header> check_profile(const std::uint8_t* data, 
       }
     }
   }
-  return parsed;
+
+  check_tight_limits(data, size, profile, parsed);
 }
 
-// Both profiles, and strict accepts => reference accepts the same header.
+// Everything: check_profiles plus check_cross in both profiles.
 inline void check_all(const std::uint8_t* data, std::size_t size) {
   const stguard::Result<stguard::Header> strict =
-      check_profile(data, size, stguard::Profile::kStrict);
+      parse_checked(data, size, stguard::Profile::kStrict);
+  check_cross(data, size, stguard::Profile::kStrict, strict);
   const stguard::Result<stguard::Header> reference =
-      check_profile(data, size, stguard::Profile::kReference);
-  if (strict) {
-    check(reference.has_value(), "strict accepts but reference rejects");
-    check(same_header(*strict, *reference), "strict and reference read different headers");
-  }
+      parse_checked(data, size, stguard::Profile::kReference);
+  check_cross(data, size, stguard::Profile::kReference, reference);
+  check_strict_implies_reference(strict, reference);
 }
 
 }  // namespace stguard_fuzz

@@ -1,4 +1,6 @@
-// fuzz_parse's invariants behind a structure-aware custom mutator.
+// Every invariant (stguard_fuzz::check_all: fuzz_parse's checks plus the
+// validate_header and prefix-only cross-checks) behind a structure-aware
+// custom mutator.
 //
 // Raw byte mutation mostly breaks the length prefix or the JSON syntax, so
 // inputs die at the first checks. LLVMFuzzerCustomMutator here keeps the

@@ -4,7 +4,7 @@
 // dims, sub-byte sizes, unknown/missing/repeated fields, bad dtypes, non-space
 // padding, bad metadata); it writes a consistent length prefix and data
 // buffer, so most executions reach the size and layout checks that raw byte
-// mutation rarely gets to. Checks the same invariants as fuzz_parse, plus:
+// mutation rarely gets to. Checks every invariant (check_all), plus:
 // a file built without faults is accepted by both profiles with exactly the
 // tensors generated, and a file with a fault the strict profile must refuse
 // is refused.

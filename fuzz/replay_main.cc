@@ -10,7 +10,9 @@
 // one byte past the end is an AddressSanitizer report, as under libFuzzer.
 // A harness that defines LLVMFuzzerCustomMutator also gets each input mutated
 // a few times (fixed seeds) and the results replayed, so the mutator runs
-// under the sanitizers in every build as well.
+// under the sanitizers in every build as well. STGUARD_REPLAY_MUTATIONS=N
+// sets how many (default 8; 0 replays the inputs alone, as ci/coverage.sh
+// does so that coverage counts only what the inputs themselves reach).
 // Exit status: 0 when every input ran, 2 when a path could not be read, and
 // whatever the sanitizer or a trapped invariant gives otherwise.
 #include <algorithm>
@@ -35,6 +37,7 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
 namespace {
 
 std::size_t mutated_runs = 0;
+unsigned mutations_per_input = 8;
 
 bool run_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -53,9 +56,8 @@ bool run_file(const std::filesystem::path& path) {
   std::copy(bytes.begin(), bytes.end(), exact.get());
   LLVMFuzzerTestOneInput(exact.get(), bytes.size());
   if (LLVMFuzzerCustomMutator != nullptr) {
-    constexpr unsigned kMutations = 8;
     const std::size_t max_size = bytes.size() * 2 + 64;
-    for (unsigned seed = 1; seed <= kMutations; ++seed) {
+    for (unsigned seed = 1; seed <= mutations_per_input; ++seed) {
       auto work = std::make_unique<std::uint8_t[]>(max_size);
       std::copy(bytes.begin(), bytes.end(), work.get());
       const std::size_t size = LLVMFuzzerCustomMutator(work.get(), bytes.size(), max_size, seed);
@@ -80,6 +82,15 @@ bool hidden(const std::filesystem::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const char* env = std::getenv("STGUARD_REPLAY_MUTATIONS"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(env, &end, 10);
+    if (*end != '\0' || n > 1000) {
+      std::fprintf(stderr, "replay: STGUARD_REPLAY_MUTATIONS must be 0..1000, not '%s'\n", env);
+      return 2;
+    }
+    mutations_per_input = static_cast<unsigned>(n);
+  }
   std::size_t ran = 0;
   bool ok = true;
   for (int i = 1; i < argc; ++i) {
