@@ -171,14 +171,17 @@ inline void check_error_offset(const stguard::Error& e, const std::uint8_t* data
   }
 }
 
-// The public helpers around a verdict agree with it: reason names round-trip,
-// to_string says "<NAME> at byte <offset>", Header::find finds every tensor.
+// The public helpers around a verdict agree with it: reason and dtype names
+// round-trip, to_string says "<NAME> at byte <offset>", Header::find finds
+// every tensor.
 inline void check_api(const stguard::Result<stguard::Header>& parsed, stguard::Profile profile) {
   check(stguard::profile_from_name(stguard::profile_name(profile)) == profile,
         "profile_from_name(profile_name(p)) != p");
   if (parsed) {
     for (const stguard::TensorInfo& t : parsed->tensors) {
       check(parsed->find(t.name) == &t, "Header::find does not find a tensor by its name");
+      check(stguard::dtype_from_name(stguard::dtype_name(t.dtype)) == t.dtype,
+            "dtype_from_name(dtype_name(d)) != d");
     }
     return;
   }
