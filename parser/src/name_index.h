@@ -65,17 +65,27 @@ class NameIndex {
     }
   }
 
- private:
   struct Slot {
     std::uint32_t index = kAbsent;
     std::uint32_t hash = 0;  // kept so growing never rehashes names, and most
                              // mismatches skip the string compare
   };
 
+  // The table, for reuse between parses (recycle.h): its owner may swap in
+  // an empty vector with capacity before the first insert and take it back
+  // after the last lookup.
+  std::vector<Slot>& storage() noexcept { return slots_; }
+
+ private:
+
   void grow() {
+    if (slots_.empty()) {
+      slots_.assign(16, Slot{});  // into capacity kept from an earlier parse
+      return;
+    }
     std::vector<Slot> old;
     old.swap(slots_);
-    slots_.assign(old.empty() ? 16 : old.size() * 2, Slot{});
+    slots_.assign(old.size() * 2, Slot{});
     const std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.index == kAbsent) continue;
@@ -103,6 +113,16 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
     std::span<const std::uint32_t> hashes, Same&& same) {
   const std::size_t n = hashes.size();
   if (n < 2) return std::nullopt;
+  if (n <= 16) {
+    // A few names: compare every pair, in the order that finds the first
+    // repeat (and then its earlier occurrence) first, with no table at all.
+    for (std::uint32_t j = 1; j < n; ++j) {
+      for (std::uint32_t i = 0; i < j; ++i) {
+        if (hashes[i] == hashes[j] && same(i, j)) return std::pair(i, j);
+      }
+    }
+    return std::nullopt;
+  }
   // 128 to 256 names per partition: its table (about 512 slots of 8 bytes)
   // stays in L1, and the partitions are few enough that spreading the pairs
   // into them writes to few cache lines at a time.

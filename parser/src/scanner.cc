@@ -212,7 +212,17 @@ bool number_overflows_f64(const std::uint8_t* start, const std::uint8_t* end) {
 
 HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
                              std::uint64_t file_base, const ParseOptions& options) noexcept
-    : begin_(begin), end_(end), p_(begin), file_base_(file_base), options_(options) {}
+    : begin_(begin), end_(end), p_(begin), file_base_(file_base), options_(options) {
+  borrow_spare<HeaderScanner>(name_hashes_);
+  borrow_spare<HeaderScanner>(tensor_names_.storage());
+  borrow_spare<NameIndex>(metadata_keys_.storage());
+}
+
+HeaderScanner::~HeaderScanner() {
+  return_spare<HeaderScanner>(name_hashes_);
+  return_spare<HeaderScanner>(tensor_names_.storage());
+  return_spare<NameIndex>(metadata_keys_.storage());
+}
 
 bool HeaderScanner::fail(Reason reason, const std::uint8_t* at, std::string message) {
   error_ = Error{reason, offset_of(at), std::move(message)};
@@ -220,7 +230,9 @@ bool HeaderScanner::fail(Reason reason, const std::uint8_t* at, std::string mess
 }
 
 bool HeaderScanner::fail_syntax(const std::uint8_t* at, std::string_view expected) {
-  std::string message = "invalid JSON: expected ";
+  std::string message;
+  message.reserve(64 + expected.size());  // one allocation for the whole message
+  message += "invalid JSON: expected ";
   message += expected;
   if (at >= end_) {
     message += ", found the end of the header";

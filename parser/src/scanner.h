@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "name_index.h"
+#include "recycle.h"
 #include "stguard/error.h"
 #include "stguard/header.h"
 
@@ -55,6 +56,20 @@ struct TensorDetail {
 };
 
 struct ScannedHeader {
+  // The vectors reuse the thread's spare storage (recycle.h).
+  ScannedHeader() noexcept {
+    borrow_spare<ScannedHeader>(tensors);
+    borrow_spare<ScannedHeader>(details);
+    borrow_spare<ScannedHeader>(dims);
+  }
+  ~ScannedHeader() {
+    return_spare<ScannedHeader>(tensors);
+    return_spare<ScannedHeader>(details);
+    return_spare<ScannedHeader>(dims);
+  }
+  ScannedHeader(const ScannedHeader&) = delete;
+  ScannedHeader& operator=(const ScannedHeader&) = delete;
+
   const std::uint8_t* header_begin = nullptr;
   const std::uint8_t* header_end = nullptr;
   std::uint64_t file_base = 8;        // absolute file offset of header_begin
@@ -81,6 +96,9 @@ class HeaderScanner {
   // offset of `begin` (8), used for error offsets.
   HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base,
                 const ParseOptions& options) noexcept;
+  ~HeaderScanner();
+  HeaderScanner(const HeaderScanner&) = delete;
+  HeaderScanner& operator=(const HeaderScanner&) = delete;
 
   // Reads the whole header into `out`. On failure returns false and
   // take_error() gives the first fault in document order.
