@@ -48,8 +48,8 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 struct LargeHeader {
   std::vector<Entry> entries;
 
-  LargeHeader() {
-    for (std::size_t i = 0; i < kCount; ++i) entries.push_back(Entry{name_of(i)});
+  explicit LargeHeader(std::size_t count = kCount) {
+    for (std::size_t i = 0; i < count; ++i) entries.push_back(Entry{name_of(i)});
   }
 
   std::string text() const {
@@ -438,6 +438,66 @@ TEST(LargeHeader, InvalidUtf8OutranksEarlierFaults) {
     const std::string faulty = h.text();
     for (const Profile profile : kBoth) {
       ExpectRejects(file_of(h), profile, Reason::kHeaderNotUtf8, header_at(faulty, "\"bad") + 4);
+    }
+  }
+}
+
+// Few names (16 or fewer are compared pairwise, more go through the hash
+// partitions): out of order so that strict has to look for repeats, with the
+// repeat at every position; the second occurrence is reported, and of two
+// repeats the one that comes first in the text.
+TEST(LargeHeader, RepeatAmongFewNames) {
+  for (std::size_t count = 2; count <= 20; ++count) {
+    for (std::size_t repeat = 1; repeat < count; ++repeat) {
+      for (std::size_t original = 0; original < repeat; ++original) {
+        LargeHeader h(count);
+        for (std::size_t i = 0; i < count; ++i) h.entries[i].name = name_of(count - i);
+        h.entries[repeat].name = h.entries[original].name;
+        const std::string text = h.text();
+        const std::string quoted = "\"" + h.entries[repeat].name + "\"";
+        ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey,
+                      header_at(text, quoted, 1));
+        if (repeat + 1 < count) {
+          // A second repeat after the first: the first is still the one.
+          h.entries[count - 1].name = h.entries[0].name;
+          ExpectRejects(file_of(h), Profile::kStrict, Reason::kDuplicateKey,
+                        header_at(h.text(), quoted, 1));
+        }
+      }
+    }
+  }
+}
+
+// The scan's scratch vectors are reused between parses on a thread (kept
+// while small, freed when large): whatever came before, a parse sees only its
+// own header.
+TEST(LargeHeader, ParsesDoNotSeeEachOther) {
+  LargeHeader small(3);
+  LargeHeader medium(1000);  // about 40 KiB of scanned records: kept for reuse
+  LargeHeader large;  // about 200 KiB: freed after the parse
+  for (const Profile profile : kBoth) {
+    for (const LargeHeader* before : {&large, &medium, &small, &medium, &large}) {
+      ASSERT_TRUE(ExpectAccepts(file_of(*before), profile).has_value());
+      const auto header = ExpectAccepts(file_of(small), profile);
+      ASSERT_TRUE(header.has_value());
+      ASSERT_EQ(header->tensors.size(), 3u);
+      for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(header->tensors[i].name, name_of(i));
+        EXPECT_EQ(header->tensors[i].shape, std::vector<std::uint64_t>{1});
+        EXPECT_EQ(header->tensors[i].begin, i);
+      }
+      // A rejected parse in between leaves nothing behind either.
+      LargeHeader faulty = medium;
+      faulty.entries[500].name = name_of(20);
+      const File faulty_file = file_of(faulty);
+      if (profile == Profile::kStrict) {
+        ExpectRejects(faulty_file, profile, Reason::kDuplicateKey,
+                      header_at(faulty.text(), "\"" + name_of(20) + "\"", 1));
+      } else {  // the later entry wins and leaves a gap where the first one was
+        EXPECT_FALSE(stguard::parse_header(faulty_file.bytes, faulty_file.size,
+                                           options_for(profile))
+                         .has_value());
+      }
     }
   }
 }
