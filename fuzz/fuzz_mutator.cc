@@ -56,13 +56,18 @@ struct Buffer {
   std::size_t max_size;
   std::uint64_t n;  // header length; 8 + n <= size
 
+  // Bytes the input may still grow by. libFuzzer's crash minimisation passes
+  // a max_size below the input's size (the buffer holds the input and no
+  // more): then there is no room, and only shrinking edits apply.
+  std::size_t room() const { return size < max_size ? max_size - size : 0; }
+
   std::uint8_t* header() const { return data + 8; }
   std::size_t header_end() const { return 8 + static_cast<std::size_t>(n); }
 
   // Replaces data[pos, pos + old_len) with `text`; `pos` and the range are
   // inside the header, whose length follows. False when it would not fit.
   bool replace(std::size_t pos, std::size_t old_len, const void* text, std::size_t new_len) {
-    if (new_len > old_len && new_len - old_len > max_size - size) return false;
+    if (new_len > old_len && new_len - old_len > room()) return false;
     std::memmove(data + pos + new_len, data + pos + old_len, size - pos - old_len);
     if (new_len != 0) std::memmove(data + pos, text, new_len);
     size = size + new_len - old_len;
@@ -245,7 +250,7 @@ bool duplicate_member(Buffer& b, Rng& rng) {
   const std::size_t end = member_end(b, q);
   if (end == kNpos) return false;
   const std::size_t len = end - q;
-  if (len + 1 > b.max_size - b.size) return false;
+  if (len + 1 > b.room()) return false;
   // Make room before the member, then copy the (moved) member into it.
   std::memmove(b.data + q + len + 1, b.data + q, b.size - q);
   std::memmove(b.data + q, b.data + q + len + 1, len);
@@ -295,6 +300,7 @@ bool resize_data(Buffer& b, Rng& rng) {
 // flip; the prefix is then made to match whatever the result holds.
 std::size_t generic(std::uint8_t* data, std::size_t size, std::size_t max_size, Rng& rng) {
   if (LLVMFuzzerMutate != nullptr) return LLVMFuzzerMutate(data, size, max_size);
+  if (size > max_size) return max_size;  // cut to fit
   if (size == 0) return 0;
   data[pick(rng, size)] ^= static_cast<std::uint8_t>(1u << pick(rng, 8));
   return size;
@@ -312,10 +318,12 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
     if (pick(rng, 4) == 0) return generic(data, size, max_size, rng);
     b.n = size - 8;
     b.store_length();
-    return size;
+    return size <= max_size ? size : generic(data, size, max_size, rng);
   }
   bool done = false;
-  for (int attempt = 0; attempt < 4 && !done; ++attempt) {
+  // Until an edit applies and the result fits (when minimising, edits that
+  // do not shrink the input enough are stacked with further ones).
+  for (int attempt = 0; attempt < 4 && !(done && b.size <= max_size); ++attempt) {
     switch (pick(rng, 9)) {
       case 0:
       case 1:
@@ -353,6 +361,7 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
   }
   if (!done) return generic(data, size, max_size, rng);
   b.store_length();
+  if (b.size > max_size) return generic(data, b.size, max_size, rng);
   return b.size;
 }
 

@@ -9,10 +9,12 @@
 // Each input is copied into a heap buffer of exactly its size so that a read
 // one byte past the end is an AddressSanitizer report, as under libFuzzer.
 // A harness that defines LLVMFuzzerCustomMutator also gets each input mutated
-// a few times (fixed seeds) and the results replayed, so the mutator runs
-// under the sanitizers in every build as well. STGUARD_REPLAY_MUTATIONS=N
-// sets how many (default 8; 0 replays the inputs alone, as ci/coverage.sh
-// does so that coverage counts only what the inputs themselves reach).
+// a few times (fixed seeds; every other one with less room than the input
+// has, as libFuzzer's crash minimisation calls it) and the results replayed,
+// so the mutator runs under the sanitizers in every build as well.
+// STGUARD_REPLAY_MUTATIONS=N sets how many (default 8; 0 replays the inputs
+// alone, as ci/coverage.sh does so that coverage counts only what the inputs
+// themselves reach).
 // Exit status: 0 when every input ran, 2 when a path could not be read, and
 // whatever the sanitizer or a trapped invariant gives otherwise.
 #include <algorithm>
@@ -56,9 +58,13 @@ bool run_file(const std::filesystem::path& path) {
   std::copy(bytes.begin(), bytes.end(), exact.get());
   LLVMFuzzerTestOneInput(exact.get(), bytes.size());
   if (LLVMFuzzerCustomMutator != nullptr) {
-    const std::size_t max_size = bytes.size() * 2 + 64;
     for (unsigned seed = 1; seed <= mutations_per_input; ++seed) {
-      auto work = std::make_unique<std::uint8_t[]>(max_size);
+      // Even seeds: room to grow. Odd seeds: as in libFuzzer's crash
+      // minimisation, a max_size below the input's size in a buffer of
+      // exactly the input's size, so the mutator may only shrink it.
+      const bool shrink = seed % 2 == 1 && bytes.size() > 1;
+      const std::size_t max_size = shrink ? bytes.size() - 1 : bytes.size() * 2 + 64;
+      auto work = std::make_unique<std::uint8_t[]>(std::max(max_size, bytes.size()));
       std::copy(bytes.begin(), bytes.end(), work.get());
       const std::size_t size = LLVMFuzzerCustomMutator(work.get(), bytes.size(), max_size, seed);
       if (size > max_size) {
