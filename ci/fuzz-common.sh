@@ -153,6 +153,24 @@ stguard_child_cpu() {
   rm -f "$tmp"
 }
 
+# stguard_kill_running <executable>...: SIGKILL every process whose
+# executable is one of these files (a campaign's leftovers; another campaign
+# of the same build directory would share its work directory anyway).
+stguard_kill_running() {
+  local targets=() target pid exe
+  for target in "$@"; do
+    [ -e "$target" ] && targets+=("$(realpath "$target")")
+  done
+  [ ${#targets[@]} -gt 0 ] || return 0
+  for pid in /proc/[0-9]*; do
+    exe=$(readlink "$pid/exe" 2>/dev/null) || continue
+    for target in "${targets[@]}"; do
+      [ "$exe" = "$target" ] && kill -KILL "${pid#/proc/}" 2>/dev/null
+    done
+  done
+  return 0
+}
+
 stguard_sha1() {
   sha1sum "$1" | cut -d' ' -f1
 }

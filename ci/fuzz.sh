@@ -136,21 +136,16 @@ for h in "${harnesses[@]}"; do
     stguard_child_cpu cpu_before
     set +e
     # -V bounds the campaign. ASAN_OPTIONS must carry abort_on_error=1 or
-    # afl-fuzz refuses to start (FUZZING.md #3). In its own session, so that
-    # what it leaves behind can be killed: afl-fuzz 4.04c can exit with the
-    # CmpLog fork server still stopped.
+    # afl-fuzz refuses to start (FUZZING.md #3).
     AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
       ASAN_OPTIONS="abort_on_error=1:symbolize=0:detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=10" \
       UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:symbolize=0" \
-      setsid afl-fuzz -i "$work/seeds" -o "$out" "${afl_args[@]}" -m none \
-      -t 10000 -V "$seconds" -- "$bin" >"$work/afl.log" 2>&1 &
-    afl_pid=$!
-    # Its own session does not get the terminal's ^C: pass it on.
-    trap 'kill -TERM -- "-$afl_pid" 2>/dev/null; exit 130' INT TERM
-    wait "$afl_pid"
+      afl-fuzz -i "$work/seeds" -o "$out" "${afl_args[@]}" -m none \
+      -t 10000 -V "$seconds" -- "$bin" >"$work/afl.log" 2>&1
     status=$?
-    trap - INT TERM
-    kill -KILL -- "-$afl_pid" 2>/dev/null || true
+    # afl-fuzz 4.04c can exit leaving the CmpLog fork server stopped, in a
+    # session of its own: kill whatever still runs this campaign's binaries.
+    stguard_kill_running "$bin" "$build-cmplog/fuzz/$h"
     set -e
     stats="$out/default/fuzzer_stats"
     execs=$(sed -n 's/^execs_done *: *//p' "$stats" 2>/dev/null || true)
