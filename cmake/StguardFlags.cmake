@@ -7,7 +7,11 @@ target_compile_options(stguard_warnings INTERFACE
     -Wsign-conversion -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
     -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough>
   $<$<CXX_COMPILER_ID:GNU>:-Wduplicated-cond -Wlogical-op>
-  $<$<BOOL:${STGUARD_WARNINGS_AS_ERRORS}>:-Werror>)
+  $<$<BOOL:${STGUARD_WARNINGS_AS_ERRORS}>:-Werror>
+  # g++-12's -Wnull-dereference is flow-based and, at -O2 without sanitizers,
+  # fires inside libstdc++ code inlined into ours (istreambuf_iterator reads,
+  # vector::insert from a string_view): shown, but not fatal with g++.
+  $<$<AND:$<BOOL:${STGUARD_WARNINGS_AS_ERRORS}>,$<CXX_COMPILER_ID:GNU>>:-Wno-error=null-dereference>)
 
 add_library(stguard_sanitizers INTERFACE)
 if(STGUARD_SANITIZERS)
