@@ -474,7 +474,7 @@ TEST(LargeHeader, RepeatAmongFewNames) {
 TEST(LargeHeader, ParsesDoNotSeeEachOther) {
   LargeHeader small(3);
   LargeHeader medium(1000);  // about 40 KiB of scanned records: kept for reuse
-  LargeHeader large;  // about 200 KiB: freed after the parse
+  LargeHeader large;         // about 200 KiB: freed after the parse
   for (const Profile profile : kBoth) {
     for (const LargeHeader* before : {&large, &medium, &small, &medium, &large}) {
       ASSERT_TRUE(ExpectAccepts(file_of(*before), profile).has_value());
@@ -494,9 +494,9 @@ TEST(LargeHeader, ParsesDoNotSeeEachOther) {
         ExpectRejects(faulty_file, profile, Reason::kDuplicateKey,
                       header_at(faulty.text(), "\"" + name_of(20) + "\"", 1));
       } else {  // the later entry wins and leaves a gap where the first one was
-        EXPECT_FALSE(stguard::parse_header(faulty_file.bytes, faulty_file.size,
-                                           options_for(profile))
-                         .has_value());
+        EXPECT_FALSE(
+            stguard::parse_header(faulty_file.bytes, faulty_file.size, options_for(profile))
+                .has_value());
       }
     }
   }

@@ -77,7 +77,6 @@ class NameIndex {
   std::vector<Slot>& storage() noexcept { return slots_; }
 
  private:
-
   void grow() {
     if (slots_.empty()) {
       slots_.assign(16, Slot{});  // into capacity kept from an earlier parse

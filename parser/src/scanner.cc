@@ -212,13 +212,10 @@ bool number_overflows_f64(const std::uint8_t* start, const std::uint8_t* end) {
 
 HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
                              std::uint64_t file_base, const ParseOptions& options) noexcept
-    : begin_(begin), end_(end), p_(begin), file_base_(file_base), options_(options) {
-  borrow_spare<HeaderScanner>(name_hashes_);
-  borrow_spare<HeaderScanner>(tensor_names_.storage());
-  borrow_spare<NameIndex>(metadata_keys_.storage());
-}
+    : begin_(begin), end_(end), p_(begin), file_base_(file_base), options_(options) {}
 
 HeaderScanner::~HeaderScanner() {
+  if (!borrowed_spares_) return;
   return_spare<HeaderScanner>(name_hashes_);
   return_spare<HeaderScanner>(tensor_names_.storage());
   return_spare<NameIndex>(metadata_keys_.storage());
@@ -614,6 +611,12 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   out.header_end = end_;
   out.file_base = file_base_;
   out_ = &out;
+  // The tables come from the thread's spares (recycle.h); only here, since
+  // string_at's scanners, made once per name read again, never scan.
+  borrow_spare<HeaderScanner>(name_hashes_);
+  borrow_spare<HeaderScanner>(tensor_names_.storage());
+  borrow_spare<NameIndex>(metadata_keys_.storage());
+  borrowed_spares_ = true;
   // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
   // avoids most regrowth copies while staying within ~1x the header size.
   const auto header_size = static_cast<std::size_t>(end_ - begin_);

@@ -212,6 +212,7 @@ class HeaderScanner {
   std::vector<std::uint32_t> name_hashes_;
   NameIndex tensor_names_;  // reference: for the last-wins merge
   NameIndex metadata_keys_;
+  bool borrowed_spares_ = false;  // scan() took the three above from the thread's spares
 };
 
 }  // namespace stguard::detail
