@@ -66,45 +66,41 @@ stguard_build() {
   }
 }
 
-# stguard_options <harness> <key>: a value from the [libfuzzer] section of
-# fuzz/<harness>.options, or nothing.
-stguard_options() {
+# stguard_option_pairs <harness>: the [libfuzzer] section of
+# fuzz/<harness>.options as "key<TAB>value" lines, blanks trimmed.
+stguard_option_pairs() {
   local file="fuzz/$1.options"
   [ -f "$file" ] || return 0
-  awk -v want="$2" '
+  awk '
     /^[ \t]*[#;]/ || /^[ \t]*$/ { next }
     /^[ \t]*\[/ { section = $0; gsub(/[][ \t]/, "", section); next }
     section == "libfuzzer" {
-      line = $0
-      eq = index(line, "=")
+      eq = index($0, "=")
       if (eq == 0) next
-      key = substr(line, 1, eq - 1); value = substr(line, eq + 1)
+      key = substr($0, 1, eq - 1); value = substr($0, eq + 1)
       gsub(/^[ \t]+|[ \t]+$/, "", key); gsub(/^[ \t]+|[ \t]+$/, "", value)
-      if (key == want) found = value
-    }
-    END { if (found != "") print found }' "$file"
+      print key "\t" value
+    }' "$file"
+}
+
+# stguard_options <harness> <key>: a value from the [libfuzzer] section of
+# fuzz/<harness>.options (the last one given), or nothing.
+stguard_options() {
+  stguard_option_pairs "$1" | awk -F'\t' -v want="$2" '
+    $1 == want { found = $2 } END { if (found != "") print found }'
 }
 
 # stguard_libfuzzer_args <harness> [--no-dict]: the [libfuzzer] options as
 # -key=value words, one per line, a relative dict resolved against fuzz/.
 stguard_libfuzzer_args() {
-  local h="$1" skip_dict="${2:-}" file="fuzz/$1.options"
-  [ -f "$file" ] || return 0
-  awk -v root="$(pwd)/fuzz" -v skip_dict="$skip_dict" '
-    /^[ \t]*[#;]/ || /^[ \t]*$/ { next }
-    /^[ \t]*\[/ { section = $0; gsub(/[][ \t]/, "", section); next }
-    section == "libfuzzer" {
-      line = $0
-      eq = index(line, "=")
-      if (eq == 0) next
-      key = substr(line, 1, eq - 1); value = substr(line, eq + 1)
-      gsub(/^[ \t]+|[ \t]+$/, "", key); gsub(/^[ \t]+|[ \t]+$/, "", value)
-      if (key == "dict") {
-        if (skip_dict != "") next
-        if (substr(value, 1, 1) != "/") value = root "/" value
-      }
-      print "-" key "=" value
-    }' "$file"
+  stguard_option_pairs "$1" | awk -F'\t' -v root="$(pwd)/fuzz" -v skip_dict="${2:-}" '{
+    key = $1; value = $2
+    if (key == "dict") {
+      if (skip_dict != "") next
+      if (substr(value, 1, 1) != "/") value = root "/" value
+    }
+    print "-" key "=" value
+  }'
 }
 
 # stguard_dict <harness>: absolute path of the harness's dictionary, if any.
