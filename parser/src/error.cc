@@ -105,16 +105,41 @@ std::string Error::to_string() const {
 
 namespace stguard::detail {
 
-std::string quoted(std::string_view name) {
-  constexpr std::size_t kMaxShown = 80;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
+namespace {
+
+constexpr std::size_t kMaxShown = 80;
+
+// How many bytes of `name` a quotation shows: at most kMaxShown, cut on a
+// character boundary so the message stays valid UTF-8.
+std::size_t shown_bytes(std::string_view name) noexcept {
   std::size_t shown = name.size() > kMaxShown ? kMaxShown : name.size();
-  // Cut on a character boundary so the message stays valid UTF-8.
   while (shown < name.size() && shown > 0 &&
          (static_cast<unsigned char>(name[shown]) & 0xC0) == 0x80) {
     --shown;
   }
+  return shown;
+}
+
+// Bytes one name byte takes in a quotation.
+std::size_t escaped_size(unsigned char c) noexcept {
+  if (c == '"' || c == '\\' || c == '\n') return 2;
+  if (c < 0x20 || c == 0x7F) return 4;
+  return 1;
+}
+
+}  // namespace
+
+std::size_t quoted_size(std::string_view name) noexcept {
+  const std::size_t shown = shown_bytes(name);
+  std::size_t size = 2 + (shown < name.size() ? 3 : 0);
+  for (std::size_t i = 0; i < shown; ++i) size += escaped_size(static_cast<unsigned char>(name[i]));
+  return size;
+}
+
+void append_quoted(std::string& out, std::string_view name) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::size_t shown = shown_bytes(name);
+  out += '"';
   for (std::size_t i = 0; i < shown; ++i) {
     const auto c = static_cast<unsigned char>(name[i]);
     if (c == '"' || c == '\\') {
@@ -132,7 +157,8 @@ std::string quoted(std::string_view name) {
   }
   out += '"';
   if (shown < name.size()) out += "...";
-  return out;
 }
+
+std::string quoted(std::string_view name) { return message(Quoted{name}); }
 
 }  // namespace stguard::detail

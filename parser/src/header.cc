@@ -3,6 +3,7 @@
 #include <string>
 
 #include "layout.h"
+#include "message.h"
 #include "scanner.h"
 #include "utf8.h"
 
@@ -23,8 +24,8 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
   const std::uint64_t n = *length;
   if (bytes.size() - 8 < n) {
     return Error{Reason::kIoError, bytes.size(),
-                 "only " + std::to_string(bytes.size()) + " bytes are available, the header " +
-                     "needs " + std::to_string(8 + n)};
+                 detail::message("only ", std::uint64_t{bytes.size()},
+                                 " bytes are available, the header needs ", 8 + n)};
   }
   const std::uint8_t* header_begin = bytes.data() + 8;
   const auto header_size = static_cast<std::size_t>(n);
@@ -35,12 +36,15 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
     // A header the scan accepts is valid UTF-8 (the scan checks every string,
     // and nothing else may hold a non-ASCII byte), so only a failed scan
     // needs the whole header checked.
+    Error error = scanner.take_error();
     const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
     if (bad != header_size) {
-      return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
-                   "header is not valid UTF-8 (invalid sequence starting here)"};
+      // Reuses the scan's message buffer: no allocation on this common path.
+      error.reason = Reason::kHeaderNotUtf8;
+      error.offset = 8 + static_cast<std::uint64_t>(bad);
+      error.message.assign("header is not valid UTF-8 (invalid sequence starting here)");
     }
-    return scanner.take_error();
+    return error;
   }
   if (auto fault = detail::check_sizes_and_layout(out, n, file_size)) {
     return std::move(*fault);
@@ -77,26 +81,25 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
                                           std::uint64_t file_size, const Limits& limits) {
   if (file_size < 8) {
     return Error{Reason::kHeaderTooSmall, 0,
-                 "file is " + std::to_string(file_size) +
-                     " bytes, shorter than the 8-byte header length prefix"};
+                 detail::message("file is ", file_size,
+                                 " bytes, shorter than the 8-byte header length prefix")};
   }
   if (first_bytes.size() < 8) {
     return Error{Reason::kIoError, first_bytes.size(),
-                 "only " + std::to_string(first_bytes.size()) + " of the file's " +
-                     std::to_string(file_size) + " bytes are available"};
+                 detail::message("only ", std::uint64_t{first_bytes.size()}, " of the file's ",
+                                 file_size, " bytes are available")};
   }
   const std::uint64_t n = load_le64(first_bytes.data());
   // Upstream checks the cap before the file length, so a huge N on a short
   // file is HEADER_TOO_LARGE.
   if (n > limits.max_header_bytes) {
     return Error{Reason::kHeaderTooLarge, 0,
-                 "header length " + std::to_string(n) + " exceeds max_header_bytes " +
-                     std::to_string(limits.max_header_bytes)};
+                 detail::message("header length ", n, " exceeds max_header_bytes ",
+                                 limits.max_header_bytes)};
   }
   if (n > file_size - 8) {
     return Error{Reason::kHeaderLengthExceedsFile, 0,
-                 "header length " + std::to_string(n) + " + 8 exceeds the file size " +
-                     std::to_string(file_size)};
+                 detail::message("header length ", n, " + 8 exceeds the file size ", file_size)};
   }
   return n;
 }

@@ -9,9 +9,10 @@
 namespace stguard::detail {
 namespace {
 
-std::string tensor_label(const ScannedHeader& h, std::size_t index) {
-  std::string scratch;
-  return "tensor " + quoted(h.name(index, scratch));
+// A tensor's name for a message. Reading it again may decode escapes into
+// `scratch`, which must outlive the message() call that quotes it.
+Quoted tensor_name(const ScannedHeader& h, std::size_t index, std::string& scratch) {
+  return Quoted{h.name(index, scratch)};
 }
 
 // The byte size the dtype and element count imply, or the fault.
@@ -20,22 +21,25 @@ std::optional<Error> check_size(const ScannedHeader& h, std::size_t index) {
   const std::uint64_t bits_per_element = dtype_entry(t.dtype).bits;
   std::uint64_t bits = 0;
   if (t.elements_overflow || __builtin_mul_overflow(t.elements, bits_per_element, &bits)) {
+    std::string scratch;
     return Error{Reason::kSizeOverflow, t.header_offset,
-                 tensor_label(h, index) + ": element count x " + std::to_string(bits_per_element) +
-                     " bits does not fit in 64 bits"};
+                 message("tensor ", tensor_name(h, index, scratch), ": element count x ",
+                         bits_per_element, " bits does not fit in 64 bits")};
   }
   if (bits % 8 != 0) {
-    return Error{Reason::kSubbyteMisaligned, t.header_offset,
-                 tensor_label(h, index) + ": " + std::to_string(t.elements) + " elements of " +
-                     std::string(dtype_name(t.dtype)) + " are " + std::to_string(bits) +
-                     " bits, not a whole number of bytes"};
+    std::string scratch;
+    return Error{
+        Reason::kSubbyteMisaligned, t.header_offset,
+        message("tensor ", tensor_name(h, index, scratch), ": ", t.elements, " elements of ",
+                dtype_name(t.dtype), " are ", bits, " bits, not a whole number of bytes")};
   }
   const std::uint64_t expected = bits / 8;
   if (t.end - t.begin != expected) {
-    return Error{Reason::kSizeMismatch, t.header_offset,
-                 tensor_label(h, index) + ": data_offsets span " + std::to_string(t.end - t.begin) +
-                     " bytes but " + std::string(dtype_name(t.dtype)) + " x shape needs " +
-                     std::to_string(expected)};
+    std::string scratch;
+    return Error{
+        Reason::kSizeMismatch, t.header_offset,
+        message("tensor ", tensor_name(h, index, scratch), ": data_offsets span ", t.end - t.begin,
+                " bytes but ", dtype_name(t.dtype), " x shape needs ", expected)};
   }
   return std::nullopt;
 }
@@ -75,20 +79,22 @@ class LayoutWalk {
       covered_to_ = t.end;
       return true;
     }
+    std::string scratch;  // the tensor's name, if it is decoded for the message
     if (t.end > data_len_) {
-      fault_ = Error{Reason::kOffsetOutOfBounds, file_size_,
-                     tensor_label(h_, index) + ": data_offsets [" + std::to_string(t.begin) + ", " +
-                         std::to_string(t.end) + ") end beyond the data buffer of " +
-                         std::to_string(data_len_) + " bytes"};
+      fault_ =
+          Error{Reason::kOffsetOutOfBounds, file_size_,
+                message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
+                        ", ", t.end, ") end beyond the data buffer of ", data_len_, " bytes")};
     } else if (t.begin > covered_to_) {
       fault_ = Error{Reason::kOffsetGap, data_start_ + covered_to_,
-                     "data bytes [" + std::to_string(covered_to_) + ", " + std::to_string(t.begin) +
-                         ") belong to no tensor (hole before " + tensor_label(h_, index) + ")"};
+                     message("data bytes [", covered_to_, ", ", t.begin,
+                             ") belong to no tensor (hole before tensor ",
+                             tensor_name(h_, index, scratch), ")")};
     } else {
-      fault_ = Error{Reason::kOffsetOverlap, data_start_ + t.begin,
-                     tensor_label(h_, index) + ": data_offsets [" + std::to_string(t.begin) + ", " +
-                         std::to_string(t.end) + ") overlap bytes already used up to " +
-                         std::to_string(covered_to_)};
+      fault_ =
+          Error{Reason::kOffsetOverlap, data_start_ + t.begin,
+                message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
+                        ", ", t.end, ") overlap bytes already used up to ", covered_to_)};
     }
     return false;
   }
@@ -98,9 +104,8 @@ class LayoutWalk {
     if (fault_) return std::move(fault_);
     if (covered_to_ != data_len_) {
       return Error{Reason::kTrailingData, data_start_ + covered_to_,
-                   std::to_string(data_len_ - covered_to_) +
-                       " bytes after the last tensor (data buffer is " + std::to_string(data_len_) +
-                       " bytes, tensors cover " + std::to_string(covered_to_) + ")"};
+                   message(data_len_ - covered_to_, " bytes after the last tensor (data buffer is ",
+                           data_len_, " bytes, tensors cover ", covered_to_, ")")};
     }
     return std::nullopt;
   }
@@ -129,9 +134,10 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
     const TensorRecord& t = tensors[i];
     if (!size_ok(t)) {
       if (t.begin > t.end) {
+        std::string scratch;
         return Error{Reason::kOffsetsInvalid, t.header_offset,
-                     tensor_label(h, i) + ": data_offsets begin " + std::to_string(t.begin) +
-                         " is after end " + std::to_string(t.end)};
+                     message("tensor ", tensor_name(h, i, scratch), ": data_offsets begin ",
+                             t.begin, " is after end ", t.end)};
       }
       if (auto fault = check_size(h, i)) return fault;
     }

@@ -17,6 +17,7 @@ namespace stguard::detail {
 namespace {
 
 constexpr std::string_view kMetadataKey = "__metadata__";
+constexpr std::size_t kUsualMetadataEntries = 4;
 
 bool is_digit(int c) noexcept { return c >= '0' && c <= '9'; }
 
@@ -593,15 +594,14 @@ bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
                                bool is_metadata_key) {
   if (name.text.size() > options_.limits.max_name_bytes) {
     return fail(Reason::kLimitExceeded, at,
-                std::string(is_metadata_key ? "metadata key" : "tensor name") + " of " +
-                    std::to_string(name.text.size()) + " bytes exceeds max_name_bytes " +
-                    std::to_string(options_.limits.max_name_bytes));
+                message(is_metadata_key ? "metadata key" : "tensor name", " of ",
+                        std::uint64_t{name.text.size()}, " bytes exceeds max_name_bytes ",
+                        options_.limits.max_name_bytes));
   }
   if (strict() && name.has_nul) {
     return fail(Reason::kNameInvalid, at,
-                std::string(is_metadata_key ? "metadata key " : "tensor name ") +
-                    quoted(name.text) +
-                    " contains U+0000 (C-string readers would see a different name)");
+                message(is_metadata_key ? "metadata key " : "tensor name ", Quoted{name.text},
+                        " contains U+0000 (C-string readers would see a different name)"));
   }
   return true;
 }
@@ -650,9 +650,8 @@ bool HeaderScanner::scan(ScannedHeader& out) {
       const auto [first, second] = *repeat;
       const TensorRecord& t = out.tensors[second];
       return fail(Reason::kDuplicateKey, begin_ + (t.header_offset - file_base_),
-                  "tensor name " + quoted(out.name(second, scratch)) +
-                      " appears twice (first at byte " +
-                      std::to_string(out.tensors[first].header_offset) + ")");
+                  message("tensor name ", Quoted{out.name(second, scratch)},
+                          " appears twice (first at byte ", out.tensors[first].header_offset, ")"));
     }
   }
   return scanned;
@@ -741,8 +740,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         if (!check_name(key, key_at, false)) return false;
         if (tensors.size() >= options_.limits.max_tensors) {
           return fail(Reason::kLimitExceeded, key_at,
-                      "more than max_tensors (" + std::to_string(options_.limits.max_tensors) +
-                          ") tensors");
+                      message("more than max_tensors (", options_.limits.max_tensors, ") tensors"));
         }
         const auto new_index = static_cast<std::uint32_t>(tensors.size());
         TensorRecord& tensor = tensors.emplace_back();
@@ -848,6 +846,9 @@ bool HeaderScanner::read_metadata(
     ++p_;
     return true;
   }
+  // Files carry a handful of metadata entries ("format": "pt" and a few
+  // more): room for them in one allocation instead of regrowing at 1, 2, 4.
+  pairs.reserve(kUsualMetadataEntries);
   for (;;) {
     if (peek() != '"') return fail_syntax(p_, "a metadata key string");
     const std::uint8_t* key_at = p_;
@@ -862,7 +863,7 @@ bool HeaderScanner::read_metadata(
         [&pairs](std::uint32_t i) -> std::string_view { return pairs[i].first; });
     if (existing != NameIndex::kAbsent && strict()) {
       return fail(Reason::kDuplicateKey, key_at,
-                  "metadata key " + quoted(pairs.back().first) + " appears twice");
+                  message("metadata key ", Quoted{pairs.back().first}, " appears twice"));
     }
     skip_whitespace();
     if (!expect(':', "':' after a metadata key")) return false;
@@ -871,13 +872,13 @@ bool HeaderScanner::read_metadata(
     if (peek() != '"') {
       if (!starts_value(peek())) return fail_syntax(p_, "a JSON value");
       return fail(Reason::kMetadataInvalid, string_at,
-                  "metadata value for " + quoted(pairs.back().first) + " is not a string");
+                  message("metadata value for ", Quoted{pairs.back().first}, " is not a string"));
     }
     StringValue value;
     if (!read_string(value_scratch_, value)) return false;
     if (strict() && value.has_nul) {
       return fail(Reason::kMetadataInvalid, string_at,
-                  "metadata value for " + quoted(pairs.back().first) + " contains U+0000");
+                  message("metadata value for ", Quoted{pairs.back().first}, " contains U+0000"));
     }
     pairs.back().second.assign(value.text);
     if (existing != NameIndex::kAbsent) {
@@ -903,9 +904,9 @@ bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view nam
   if (c == '{') return read_compact_entry(tensor) || read_tensor_object(tensor, name);
   if (c == '[' && !strict()) return read_tensor_array(tensor, name);
   if (!starts_value(c)) return fail_syntax(p_, "a JSON value");
-  return fail(
-      Reason::kTensorInvalid, p_,
-      "entry for tensor " + quoted(name) + " must be an object with dtype, shape and data_offsets");
+  return fail(Reason::kTensorInvalid, p_,
+              message("entry for tensor ", Quoted{name},
+                      " must be an object with dtype, shape and data_offsets"));
 }
 
 bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
@@ -1003,8 +1004,9 @@ bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view na
         seen = &have_offsets;
       }
       if (seen != nullptr && *seen) {
-        return fail(Reason::kDuplicateKey, field_at,
-                    "field " + quoted(field.text) + " appears twice in tensor " + quoted(name));
+        return fail(
+            Reason::kDuplicateKey, field_at,
+            message("field ", Quoted{field.text}, " appears twice in tensor ", Quoted{name}));
       }
       if (seen == &have_dtype) {
         if (!read_dtype(tensor.dtype)) return false;
@@ -1014,7 +1016,7 @@ bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view na
         if (!read_offsets(tensor.begin, tensor.end)) return false;
       } else if (strict()) {
         return fail(Reason::kTensorInvalid, field_at,
-                    "unknown field " + quoted(field.text) + " in tensor " + quoted(name));
+                    message("unknown field ", Quoted{field.text}, " in tensor ", Quoted{name}));
       } else if (!skip_value(2)) {
         return false;  // upstream ignores unknown fields, but they must be JSON
       }
@@ -1035,7 +1037,7 @@ bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view na
                                         : nullptr;
   if (missing != nullptr) {
     return fail(Reason::kTensorInvalid, p_,
-                std::string("tensor ") + quoted(name) + " has no \"" + missing + "\" field");
+                message("tensor ", Quoted{name}, " has no \"", missing, "\" field"));
   }
   ++p_;  // '}'
   return true;
@@ -1047,8 +1049,8 @@ bool HeaderScanner::read_tensor_array(TensorRecord& tensor, std::string_view nam
   ++p_;  // '[' at depth 2
   auto wrong_length = [&](const char* count) {
     return fail(Reason::kTensorInvalid, p_,
-                "array-form entry for tensor " + quoted(name) + " has " + count +
-                    " elements, needs exactly 3 [dtype, shape, data_offsets]");
+                message("array-form entry for tensor ", Quoted{name}, " has ", count,
+                        " elements, needs exactly 3 [dtype, shape, data_offsets]"));
   };
   skip_whitespace();
   if (peek() == ']') return wrong_length("0");
@@ -1090,8 +1092,9 @@ bool HeaderScanner::read_dtype(Dtype& out) {
       out = *d;
       return true;
     }
-    return fail(Reason::kDtypeInvalid, at,
-                "unknown dtype " + quoted(name.text) + " (names are exact and case-sensitive)");
+    return fail(
+        Reason::kDtypeInvalid, at,
+        message("unknown dtype ", Quoted{name.text}, " (names are exact and case-sensitive)"));
   }
   if (c == '{' && !strict()) {
     // serde's externally tagged enum: {"F32": null} is the unit variant F32.
@@ -1106,7 +1109,8 @@ bool HeaderScanner::read_dtype(Dtype& out) {
     StringValue name;
     if (!read_string(value_scratch_, name)) return false;
     const auto dtype = find_dtype(name.text);
-    if (!dtype) return fail(Reason::kDtypeInvalid, at, "unknown dtype " + quoted(name.text));
+    if (!dtype)
+      return fail(Reason::kDtypeInvalid, at, message("unknown dtype ", Quoted{name.text}));
     skip_whitespace();
     if (!expect(':', "':' after a key")) return false;
     skip_whitespace();
@@ -1150,9 +1154,9 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
   }
   for (;;) {
     if (rank >= options_.limits.max_rank) {
-      return fail(Reason::kLimitExceeded, p_,
-                  "shape has more than max_rank (" + std::to_string(options_.limits.max_rank) +
-                      ") dimensions");
+      return fail(
+          Reason::kLimitExceeded, p_,
+          message("shape has more than max_rank (", options_.limits.max_rank, ") dimensions"));
     }
     std::uint64_t dim;
     if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
