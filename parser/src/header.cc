@@ -39,7 +39,8 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
     Error error = scanner.take_error();
     const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
     if (bad != header_size) {
-      // Reuses the scan's message buffer: no allocation on this common path.
+      // Reuses the scan's message buffer, which most scan faults leave large
+      // enough: usually no allocation on this common path.
       error.reason = Reason::kHeaderNotUtf8;
       error.offset = 8 + static_cast<std::uint64_t>(bad);
       error.message.assign("header is not valid UTF-8 (invalid sequence starting here)");
