@@ -421,6 +421,50 @@ TEST(LargeHeader, NonAsciiNames) {
   }
 }
 
+// The header's UTF-8 is checked before the scan, so to the scan non-ASCII
+// bytes are plain string content: after a run of them the closing quote, an
+// escape or a control byte is still found, at every position of the 16- and
+// 8-byte blocks and of the byte loop that ends the string search.
+TEST(LargeHeader, StringStopsAfterNonAscii) {
+  for (std::size_t run = 0; run <= 40; ++run) {
+    std::string text;  // two- and three-byte characters, ASCII only to fill up to `run`
+    for (std::size_t i = 0; text.size() < run; ++i) {
+      const std::string unit = i % 2 == 0 ? "\xC3\xA9" : "\xE2\x82\xAC";
+      text += text.size() + unit.size() <= run ? unit : std::string(run - text.size(), 'x');
+    }
+    SCOPED_TRACE("run of " + std::to_string(run) + " bytes");
+
+    LargeHeader h(3);
+    h.entries[1].name = text;
+    for (const Profile profile : kBoth) {
+      const auto header = ExpectAccepts(file_of(h), profile);
+      ASSERT_TRUE(header.has_value());
+      EXPECT_EQ(header->tensors[1].name, text);
+    }
+
+    h.entries[1].name = text + "\\\"q";
+    for (const Profile profile : kBoth) {
+      const auto header = ExpectAccepts(file_of(h), profile);
+      ASSERT_TRUE(header.has_value());
+      EXPECT_EQ(header->tensors[1].name, text + "\"q");
+    }
+
+    h.entries[1].name = text + "\x01q";
+    const std::string faulty = h.text();
+    for (const Profile profile : kBoth) {
+      ExpectRejects(file_of(h), profile, Reason::kHeaderNotJson,
+                    header_at(faulty, "\"" + text + "\x01") + 1 + run);
+    }
+
+    // At the end of the header, where the search ends byte by byte.
+    for (const Profile profile : kBoth) {
+      ExpectRejects(file_of("{\"" + text, 0), profile, Reason::kHeaderNotJson, 8 + 2 + run);
+      ExpectRejects(file_of("{\"" + text + "\x01", 0), profile, Reason::kHeaderNotJson,
+                    8 + 2 + run);
+    }
+  }
+}
+
 // Invalid UTF-8 anywhere outranks every other fault of the header text, even
 // one found earlier in the text.
 TEST(LargeHeader, InvalidUtf8OutranksEarlierFaults) {

@@ -30,23 +30,15 @@ Result<std::uint64_t> scan_and_check(std::span<const std::uint8_t> bytes, std::u
   const std::uint8_t* header_begin = bytes.data() + 8;
   const auto header_size = static_cast<std::size_t>(n);
 
-  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
-  if (!scanner.scan(out)) {
-    // Invalid UTF-8 anywhere outranks every other fault of the header text.
-    // A header the scan accepts is valid UTF-8 (the scan checks every string,
-    // and nothing else may hold a non-ASCII byte), so only a failed scan
-    // needs the whole header checked.
-    Error error = scanner.take_error();
-    const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
-    if (bad != header_size) {
-      // Reuses the scan's message buffer, which most scan faults leave large
-      // enough: usually no allocation on this common path.
-      error.reason = Reason::kHeaderNotUtf8;
-      error.offset = 8 + static_cast<std::uint64_t>(bad);
-      error.message.assign("header is not valid UTF-8 (invalid sequence starting here)");
-    }
-    return error;
+  // Invalid UTF-8 anywhere outranks every other fault of the header text, so
+  // it is checked first, in one pass; the scan then reads valid UTF-8 only.
+  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
+  if (bad != header_size) {
+    return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
+                 "header is not valid UTF-8 (invalid sequence starting here)"};
   }
+  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
+  if (!scanner.scan(out)) return scanner.take_error();
   if (auto fault = detail::check_sizes_and_layout(out, n, file_size)) {
     return std::move(*fault);
   }

@@ -29,8 +29,8 @@ bool starts_value(int c) noexcept {
 }
 
 // SWAR over 8 bytes loaded little-endian: a mask with the high bit set in
-// each byte that is '"', '\\', below 0x20 or above 0x7F. Borrows can only
-// flag bytes above a true hit, so the lowest set bit always marks a real one.
+// each byte that is '"', '\\' or below 0x20. Borrows can only flag bytes
+// above a true hit, so the lowest set bit always marks a real one.
 std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
   constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
@@ -39,7 +39,7 @@ std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
   const std::uint64_t has_quote = (quote - kOnes) & ~quote;
   const std::uint64_t has_backslash = (backslash - kOnes) & ~backslash;
   const std::uint64_t has_control = (w - kOnes * 0x20) & ~w;
-  return (has_quote | has_backslash | has_control | w) & kHigh;
+  return (has_quote | has_backslash | has_control) & kHigh;
 }
 
 std::uint64_t load_le64(const std::uint8_t* p) noexcept {
@@ -109,20 +109,21 @@ bool matches(const std::uint8_t* p, const char (&literal)[N]) noexcept {
   return load_le64(p) == load_le64(text) && load_le64(p + kLen - 8) == load_le64(text + kLen - 8);
 }
 
-// The first byte in [p, end) that a string scan must look at: '"', '\\', a
-// control byte (< 0x20) or a non-ASCII one (validated as UTF-8 there); or end.
+// The first byte in [p, end) that a string scan must look at: '"', '\\' or a
+// control byte (< 0x20); or end. Non-ASCII bytes are plain string content:
+// the header's UTF-8 is validated before the scan (scanner.h).
 const std::uint8_t* find_string_stop(const std::uint8_t* p, const std::uint8_t* end) noexcept {
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i space = _mm_set1_epi8(0x20);
+  const __m128i last_control = _mm_set1_epi8(0x1F);
   while (end - p >= 16) {
     __m128i x;
     std::memcpy(&x, p, sizeof x);
-    // The compare is signed, so it flags bytes above 0x7F as well as controls.
+    // x <= 0x1F as unsigned bytes: min(x, 0x1F) == x.
+    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, last_control), x);
     const __m128i stops =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                     _mm_cmplt_epi8(x, space));
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), control);
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
     if (mask != 0) return p + __builtin_ctz(mask);
     p += 16;
@@ -133,7 +134,7 @@ const std::uint8_t* find_string_stop(const std::uint8_t* p, const std::uint8_t* 
     if (mask != 0) return p + __builtin_ctzll(mask) / 8;
     p += 8;
   }
-  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80) ++p;
+  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) ++p;
   return p;
 }
 
@@ -397,19 +398,6 @@ bool HeaderScanner::read_string(std::string& scratch, StringValue& out) {
       if (!read_escape(scratch)) return false;
       if (scratch.size() == before + 1 && scratch.back() == '\0') out.has_nul = true;
       run = p_;
-      continue;
-    }
-    if (c >= 0x80) {
-      // Strings hold the header's only non-ASCII bytes (anywhere else they
-      // are a syntax fault), so validating them here validates the header.
-      do {
-        const std::size_t length = multibyte_sequence_length(p_, end_);
-        if (length == 0) {
-          return fail(Reason::kHeaderNotUtf8, p_,
-                      "header is not valid UTF-8 (invalid sequence starting here)");
-        }
-        p_ += length;
-      } while (p_ < end_ && *p_ >= 0x80);
       continue;
     }
     // Only a control character is left.

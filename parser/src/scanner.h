@@ -7,11 +7,12 @@
 // quirks. Semantic checks that need the whole header (sizes, layout) are in
 // layout.cc.
 //
-// The scan validates the UTF-8 of every string; a non-ASCII byte anywhere
-// else is a syntax fault, so an accepted header is valid UTF-8. A failed scan
-// may report any fault: the caller checks the whole header's UTF-8 then,
-// since invalid UTF-8 anywhere outranks every other fault. The scanner never
-// reads outside [begin, end).
+// Precondition: the header text is valid UTF-8. Invalid UTF-8 anywhere
+// outranks every other fault of the header, so the caller (header.cc) checks
+// it first, in one pass, and a scan never sees it; strings then take
+// non-ASCII bytes as plain content (a non-ASCII byte outside a string is a
+// syntax fault). Whatever the input, the scanner never reads outside
+// [begin, end).
 #ifndef STGUARD_SRC_SCANNER_H_
 #define STGUARD_SRC_SCANNER_H_
 
