@@ -465,6 +465,26 @@ TEST(LargeHeader, StringStopsAfterNonAscii) {
   }
 }
 
+// The UTF-8 check skips ASCII in blocks of 64 and 8 bytes: an invalid byte is
+// found at every position within them and in the bytes after the last block,
+// after ASCII only or after a valid character, whatever follows it.
+TEST(LargeHeader, InvalidUtf8AtEveryPosition) {
+  for (const std::string before : {"", "\xC3\xA9", "\xF0\x9F\x98\x80"}) {
+    for (std::size_t k = 0; k <= 140; ++k) {
+      for (const std::string bad : {"\xFF", "\xC3"}) {
+        const std::string prefix = "{\"" + before + std::string(k, 'a');
+        SCOPED_TRACE(std::to_string(k) + " bytes of ASCII after " + std::to_string(before.size()));
+        for (const std::string& header :
+             {prefix + bad, prefix + bad + "\":1}" + std::string(70, ' ')}) {
+          for (const Profile profile : kBoth) {
+            ExpectRejects(file_of(header, 0), profile, Reason::kHeaderNotUtf8, 8 + prefix.size());
+          }
+        }
+      }
+    }
+  }
+}
+
 // Invalid UTF-8 anywhere outranks every other fault of the header text, even
 // one found earlier in the text.
 TEST(LargeHeader, InvalidUtf8OutranksEarlierFaults) {

@@ -136,27 +136,36 @@ std::size_t quoted_size(std::string_view name) noexcept {
   return size;
 }
 
-void append_quoted(std::string& out, std::string_view name) {
+// Writes what quoted_size() counts, byte class by byte class (escaped_size
+// decides both), so message() can size its buffer from quoted_size().
+char* write_quoted(char* out, std::string_view name) noexcept {
   static constexpr char kHex[] = "0123456789abcdef";
   const std::size_t shown = shown_bytes(name);
-  out += '"';
+  *out++ = '"';
   for (std::size_t i = 0; i < shown; ++i) {
     const auto c = static_cast<unsigned char>(name[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    } else {
-      out += static_cast<char>(c);  // UTF-8 passes through (the header was validated)
+    switch (escaped_size(c)) {
+      case 1:
+        *out++ = static_cast<char>(c);  // UTF-8 passes through (the header was validated)
+        break;
+      case 2:
+        *out++ = '\\';
+        *out++ = c == '\n' ? 'n' : static_cast<char>(c);
+        break;
+      default:
+        *out++ = '\\';
+        *out++ = 'x';
+        *out++ = kHex[c >> 4];
+        *out++ = kHex[c & 0xF];
+        break;
     }
   }
-  out += '"';
-  if (shown < name.size()) out += "...";
+  *out++ = '"';
+  if (shown < name.size()) {
+    std::char_traits<char>::copy(out, "...", 3);
+    out += 3;
+  }
+  return out;
 }
 
 std::string quoted(std::string_view name) { return message(Quoted{name}); }

@@ -229,26 +229,21 @@ bool HeaderScanner::fail(Reason reason, const std::uint8_t* at, std::string mess
 }
 
 bool HeaderScanner::fail_syntax(const std::uint8_t* at, std::string_view expected) {
-  std::string message;
-  message.reserve(64 + expected.size());  // one allocation for the whole message
-  message += "invalid JSON: expected ";
-  message += expected;
+  constexpr std::string_view kLead = "invalid JSON: expected ";
   if (at >= end_) {
-    message += ", found the end of the header";
-  } else {
-    const unsigned char c = *at;
-    if (c >= 0x20 && c < 0x7F) {
-      message += ", found '";
-      message += static_cast<char>(c);
-      message += "'";
-    } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      message += ", found byte 0x";
-      message += kHex[c >> 4];
-      message += kHex[c & 0xF];
-    }
+    return fail(Reason::kHeaderNotJson, at,
+                message(kLead, expected, ", found the end of the header"));
   }
-  return fail(Reason::kHeaderNotJson, at, std::move(message));
+  const unsigned char c = *at;
+  if (c >= 0x20 && c < 0x7F) {
+    const char shown[] = {static_cast<char>(c), '\''};
+    return fail(Reason::kHeaderNotJson, at,
+                message(kLead, expected, ", found '", std::string_view(shown, 2)));
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  const char hex[] = {kHex[c >> 4], kHex[c & 0xF]};
+  return fail(Reason::kHeaderNotJson, at,
+              message(kLead, expected, ", found byte 0x", std::string_view(hex, 2)));
 }
 
 void HeaderScanner::skip_whitespace() noexcept {

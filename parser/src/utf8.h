@@ -13,10 +13,6 @@ namespace stguard::detail {
 // of [data, data + size) is valid.
 std::size_t find_invalid_utf8(const std::uint8_t* data, std::size_t size) noexcept;
 
-// The length (2 to 4) of the valid multi-byte sequence starting at `p` (whose
-// first byte is >= 0x80) and ending by `end`, or 0 when it is not valid.
-std::size_t multibyte_sequence_length(const std::uint8_t* p, const std::uint8_t* end) noexcept;
-
 // Appends the UTF-8 encoding of a scalar value (< 0x110000, not a surrogate).
 template <class String>
 void append_utf8(String& out, std::uint32_t cp) {
