@@ -23,8 +23,8 @@ bool is_continuation(std::uint8_t b) noexcept { return (b & 0xC0) == 0x80; }
 // Index of the first byte, in memory order, whose high bit is set in a
 // non-zero `load64` & kHighBits.
 int first_set_byte(std::uint64_t high) noexcept {
-  if constexpr (std::endian::native == std::endian::little) return __builtin_ctzll(high) / 8;
-  return __builtin_clzll(high) / 8;
+  return std::endian::native == std::endian::little ? __builtin_ctzll(high) / 8
+                                                    : __builtin_clzll(high) / 8;
 }
 
 // The first byte in [p, end) at or above 0x80, or end. Headers are almost
