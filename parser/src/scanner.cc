@@ -236,9 +236,9 @@ bool HeaderScanner::fail_syntax(const std::uint8_t* at, std::string_view expecte
   }
   const unsigned char c = *at;
   if (c >= 0x20 && c < 0x7F) {
-    const char shown[] = {static_cast<char>(c), '\''};
+    const char found = static_cast<char>(c);
     return fail(Reason::kHeaderNotJson, at,
-                message(kLead, expected, ", found '", std::string_view(shown, 2)));
+                message(kLead, expected, ", found '", std::string_view(&found, 1), "'"));
   }
   static constexpr char kHex[] = "0123456789abcdef";
   const char hex[] = {kHex[c >> 4], kHex[c & 0xF]};
