@@ -1,0 +1,71 @@
+// base/file_io.h: file descriptors and whole-file reads and writes, written
+// once for the project.
+//
+//   std::string error;
+//   std::optional<std::string> text = stguard::base::read_file("manifest.json", &error);
+//   if (!text) die(error);  // "cannot open manifest.json: No such file or directory"
+//
+//   stguard::base::UniqueFd fd(::open(...));
+//   std::size_t got = stguard::base::read_at(fd.get(), buf, len, offset, &err);
+#ifndef STGUARD_BASE_FILE_IO_H_
+#define STGUARD_BASE_FILE_IO_H_
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace stguard::base {
+
+// Owns a file descriptor; closes it once.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const noexcept { return fd_; }
+  explicit operator bool() const noexcept { return fd_ >= 0; }
+  void reset() noexcept;
+
+ private:
+  int fd_ = -1;
+};
+
+// Reads up to `length` bytes at `offset` with pread, retrying on EINTR and
+// short reads. Returns how many were read: fewer than `length` at the end of
+// the file or on an error, when *err is set to errno (else 0).
+std::size_t read_at(int fd, void* buffer, std::size_t length, std::uint64_t offset, int* err);
+
+// The largest file read_file() reads unless told otherwise: manifests,
+// recipes, indexes and reports are far smaller.
+inline constexpr std::uint64_t kDefaultMaxReadBytes = std::uint64_t{256} << 20;
+
+// Reads the whole regular file open on `fd` into *out. Returns "" on success,
+// else why not ("not a regular file", "too large: N bytes (limit M)",
+// "read failed: ...").
+std::string read_fd(int fd, std::uint64_t max_bytes, std::string* out);
+
+// Reads the whole regular file at `path`. nullopt on failure, with *error
+// (when not null) set to "cannot read PATH: why".
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string* error,
+                                     std::uint64_t max_bytes = kDefaultMaxReadBytes);
+
+// Writes `bytes` to `path` through a temporary file in the same directory,
+// renamed over `path` once complete, so that a reader never sees half a file
+// and an interrupted write leaves the old one. The directory must exist (it
+// is never created). False, with *error set, on failure.
+bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error);
+
+// strerror(err) as a std::string.
+std::string errno_text(int err);
+
+}  // namespace stguard::base
+
+#endif  // STGUARD_BASE_FILE_IO_H_

@@ -1,0 +1,169 @@
+#include "base/sha256.h"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "base/hex.h"
+
+namespace stguard::base {
+
+struct Sha256::Context {
+  struct Deleter {
+    void operator()(EVP_MD_CTX* context) const noexcept { EVP_MD_CTX_free(context); }
+  };
+  std::unique_ptr<EVP_MD_CTX, Deleter> ctx{EVP_MD_CTX_new()};
+};
+
+Sha256::Sha256() : context_(std::make_unique<Context>()) {
+  ok_ = context_->ctx != nullptr &&
+        EVP_DigestInit_ex(context_->ctx.get(), EVP_sha256(), nullptr) == 1;
+}
+
+Sha256::~Sha256() = default;
+
+void Sha256::update(std::span<const std::uint8_t> bytes) {
+  ok_ = ok_ && EVP_DigestUpdate(context_->ctx.get(), bytes.data(), bytes.size()) == 1;
+}
+
+void Sha256::update(std::string_view bytes) {
+  ok_ = ok_ && EVP_DigestUpdate(context_->ctx.get(), bytes.data(), bytes.size()) == 1;
+}
+
+Sha256Digest Sha256::finish() {
+  Sha256Digest digest{};
+  unsigned length = 0;
+  ok_ = ok_ && EVP_DigestFinal_ex(context_->ctx.get(), digest.data(), &length) == 1 &&
+        length == digest.size();
+  if (!ok_) digest.fill(0);
+  return digest;
+}
+
+Sha256Digest sha256(std::span<const std::uint8_t> bytes) {
+  Sha256 hash;
+  hash.update(bytes);
+  return hash.finish();
+}
+
+Sha256Digest sha256(std::string_view bytes) {
+  Sha256 hash;
+  hash.update(bytes);
+  return hash.finish();
+}
+
+std::string sha256_hex(std::span<const std::uint8_t> bytes) { return to_hex(sha256(bytes)); }
+std::string sha256_hex(std::string_view bytes) { return to_hex(sha256(bytes)); }
+
+std::string to_hex(const Sha256Digest& digest) { return base::to_hex(std::span(digest)); }
+
+std::optional<Sha256Digest> digest_from_hex(std::string_view hex) noexcept {
+  Sha256Digest digest{};
+  if (!from_hex(hex, digest)) return std::nullopt;
+  return digest;
+}
+
+namespace {
+
+// Large enough that the syscall and hashing-call overhead vanishes next to
+// the hashing itself, small enough to stay in L2 on most CPUs.
+constexpr std::size_t kReadBuffer = std::size_t{1} << 20;
+// A mapping is hashed in steps so that progress moves.
+constexpr std::size_t kMapStep = std::size_t{8} << 20;
+
+std::string errno_text(std::string_view what, int err) {
+  return std::string(what) + ": " + std::strerror(err);
+}
+
+void advance(std::atomic<std::uint64_t>* progress, std::uint64_t n) {
+  if (progress != nullptr) progress->fetch_add(n, std::memory_order_relaxed);
+}
+
+Sha256Outcome hash_by_read(int fd, std::uint64_t size, Sha256& hash,
+                           std::atomic<std::uint64_t>* progress) {
+  Sha256Outcome out;
+  // Advisory only; failure changes nothing about correctness.
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  std::vector<std::uint8_t> buffer(kReadBuffer);
+  std::uint64_t offset = 0;
+  while (offset < size) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size - offset, kReadBuffer));
+    const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      out.error = errno_text("read failed at byte " + std::to_string(offset), errno);
+      return out;
+    }
+    if (got == 0) {
+      out.error = "file shrank while being hashed: ended at byte " + std::to_string(offset) +
+                  " of " + std::to_string(size);
+      return out;
+    }
+    hash.update(std::span(buffer.data(), static_cast<std::size_t>(got)));
+    offset += static_cast<std::uint64_t>(got);
+    advance(progress, static_cast<std::uint64_t>(got));
+  }
+  // A byte past the size fstat gave means the file grew: the digest would not
+  // describe the file as it now is.
+  std::uint8_t probe = 0;
+  ssize_t extra = 0;
+  do {
+    extra = ::pread(fd, &probe, 1, static_cast<off_t>(size));
+  } while (extra < 0 && errno == EINTR);
+  if (extra > 0) out.error = "file grew while being hashed (still being written?)";
+  return out;
+}
+
+Sha256Outcome hash_by_mmap(int fd, std::uint64_t size, Sha256& hash,
+                           std::atomic<std::uint64_t>* progress) {
+  Sha256Outcome out;
+  if (size == 0) return out;
+  const auto length = static_cast<std::size_t>(size);
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) {
+    out.error = errno_text("mmap failed", errno);
+    return out;
+  }
+  (void)::madvise(map, length, MADV_SEQUENTIAL);
+  const auto* bytes = static_cast<const std::uint8_t*>(map);
+  for (std::size_t offset = 0; offset < length;) {
+    const std::size_t step = std::min(length - offset, kMapStep);
+    hash.update(std::span(bytes + offset, step));
+    offset += step;
+    advance(progress, step);
+  }
+  ::munmap(map, length);
+  return out;
+}
+
+}  // namespace
+
+Sha256Outcome sha256_fd(int fd, const Sha256Options& options,
+                        std::atomic<std::uint64_t>* progress) {
+  Sha256Outcome out;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    out.error = errno_text("fstat failed", errno);
+    return out;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    out.error = "not a regular file";
+    return out;
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  Sha256 hash;
+  out = options.io == HashIo::kMmap ? hash_by_mmap(fd, size, hash, progress)
+                                    : hash_by_read(fd, size, hash, progress);
+  if (!out.ok()) return out;
+  out.digest = hash.finish();
+  if (!hash.ok()) out.error = "OpenSSL SHA-256 failed";
+  out.bytes = size;
+  return out;
+}
+
+}  // namespace stguard::base

@@ -1,0 +1,111 @@
+// base/file_io.h, sandbox.h, sha256_fd: real files in a scratch directory.
+#include "base/file_io.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "base/sandbox.h"
+#include "base/sha256.h"
+
+namespace stguard::base {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FileIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "stguard-base-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void put(const fs::path& rel, std::string_view bytes) {
+    fs::create_directories((dir_ / rel).parent_path());
+    std::ofstream(dir_ / rel, std::ios::binary) << bytes;
+  }
+  fs::path dir_;
+};
+
+TEST_F(FileIoTest, ReadFileWholeAndBounded) {
+  put("a.txt", "hello");
+  std::string error;
+  EXPECT_EQ(read_file(dir_ / "a.txt", &error), "hello");
+  EXPECT_FALSE(read_file(dir_ / "a.txt", &error, 4));
+  EXPECT_NE(error.find("too large"), std::string::npos) << error;
+  EXPECT_FALSE(read_file(dir_ / "missing", &error));
+  EXPECT_NE(error.find("missing"), std::string::npos) << error;
+  EXPECT_FALSE(read_file(dir_, &error));
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+}
+
+TEST_F(FileIoTest, WriteFileReplacesAtomicallyAndNeverCreatesDirectories) {
+  std::string error;
+  ASSERT_TRUE(write_file(dir_ / "out.txt", "one", &error)) << error;
+  ASSERT_TRUE(write_file(dir_ / "out.txt", "two", &error)) << error;
+  EXPECT_EQ(read_file(dir_ / "out.txt", &error), "two");
+  EXPECT_FALSE(write_file(dir_ / "no" / "such" / "dir.txt", "x", &error));
+  EXPECT_FALSE(fs::exists(dir_ / "no"));
+  // Only the target remains: no temporary files left behind.
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1u);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_ / "out.txt").c_str(), &st), 0);
+  const mode_t mask = ::umask(022);
+  ::umask(mask);
+  EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);
+}
+
+TEST_F(FileIoTest, ReadAtStopsAtTheEnd) {
+  put("a.bin", "0123456789");
+  const UniqueFd fd(::open((dir_ / "a.bin").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(fd);
+  char buffer[8];
+  int err = -1;
+  EXPECT_EQ(read_at(fd.get(), buffer, 8, 6, &err), 4u);
+  EXPECT_EQ(err, 0);
+  EXPECT_EQ(std::string(buffer, 4), "6789");
+}
+
+TEST_F(FileIoTest, OpenBeneathStaysInside) {
+  put("sub/a.txt", "x");
+  fs::create_symlink("/etc/passwd", dir_ / "out");
+  fs::create_symlink("sub/a.txt", dir_ / "in");
+  const UniqueFd root(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(root);
+  EXPECT_TRUE(open_beneath(root.get(), "sub/a.txt", {}).fd);
+  const Opened no_follow = open_beneath(root.get(), "in", {});
+  EXPECT_FALSE(no_follow.fd);
+  EXPECT_EQ(no_follow.err, ELOOP);
+  EXPECT_TRUE(open_beneath(root.get(), "in", {.follow_symlinks = true}).fd);
+  const Opened escape = open_beneath(root.get(), "out", {.follow_symlinks = true});
+  EXPECT_FALSE(escape.fd);
+  EXPECT_EQ(open_error_text(escape.err), "resolves outside DIR (not opened)");
+  EXPECT_FALSE(open_beneath(root.get(), "../x", {.follow_symlinks = true}).fd);
+  EXPECT_EQ(open_error_text(ENOENT), "does not exist");
+}
+
+TEST_F(FileIoTest, Sha256OfAFileInBothModes) {
+  put("abc", "abc");
+  const UniqueFd fd(::open((dir_ / "abc").c_str(), O_RDONLY | O_CLOEXEC));
+  for (const HashIo io : {HashIo::kRead, HashIo::kMmap}) {
+    std::atomic<std::uint64_t> progress{0};
+    const Sha256Outcome h = sha256_fd(fd.get(), {.io = io}, &progress);
+    ASSERT_TRUE(h.ok()) << h.error;
+    EXPECT_EQ(to_hex(h.digest), sha256_hex(std::string_view("abc")));
+    EXPECT_EQ(h.bytes, 3u);
+    EXPECT_EQ(progress.load(), 3u);
+  }
+  const UniqueFd dir_fd(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  EXPECT_EQ(sha256_fd(dir_fd.get()).error, "not a regular file");
+}
+
+}  // namespace
+}  // namespace stguard::base
