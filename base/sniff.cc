@@ -4,6 +4,7 @@
 
 #include "base/decimal.h"
 #include "base/hex.h"
+#include "base/text.h"
 
 namespace stguard::base {
 namespace {
@@ -25,13 +26,19 @@ std::size_t find_nocase(std::string_view s, std::string_view needle) {
   return std::string_view::npos;
 }
 
-// Text that a person or a server wrote, not binary: no control bytes other
-// than common whitespace (UTF-8 lead and continuation bytes are fine).
-bool looks_like_text(std::string_view bytes) {
-  return !bytes.empty() && std::all_of(bytes.begin(), bytes.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c != 0x7F);
-  });
+// Text that a person or a server wrote, not binary: well-formed UTF-8 with no
+// control characters other than common whitespace. `cut` says the bytes may
+// end inside a character (only the file's first bytes were read).
+bool looks_like_text(std::string_view bytes, bool cut) {
+  if (bytes.empty()) return false;
+  std::size_t pos = 0;
+  while (pos < bytes.size()) {
+    const std::size_t start = pos;
+    const char32_t c = next_code_point(bytes, pos);
+    if (c == kNotUtf8) return cut && bytes.size() - start < 4;
+    if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7F) return false;
+  }
+  return true;
 }
 
 std::string_view skip_bom_and_space(std::string_view s) {
@@ -192,17 +199,20 @@ std::optional<Sniffed> sniff_content(std::string_view head, std::uint64_t file_s
   if (head.starts_with("\x89HDF\r\n\x1a\n")) {
     return binary(ContentKind::kHdf5, "an HDF5 file (Keras .h5 weights?), not safetensors");
   }
-  if (head.find_first_not_of('\0') == std::string_view::npos) {
+  // A real preallocated download is megabytes; a few zero bytes are just that.
+  constexpr std::size_t kFewZeros = 64;
+  if (head.size() >= kFewZeros && head.find_first_not_of('\0') == std::string_view::npos) {
     // Download tools that preallocate (aria2, some browsers) leave full-size
     // files of zeros when interrupted before writing them.
     const bool whole = head.size() == file_size;
-    return binary(ContentKind::kZeros,
-                  (whole ? "all " + std::to_string(file_size) + " bytes are zero"
-                         : "starts with " + std::to_string(head.size()) + " zero bytes") +
-                      ": space preallocated by a download or copy that never wrote it "
-                      "(interrupted?): download the file again");
+    return binary(
+        ContentKind::kZeros,
+        (whole ? "a file of " + std::to_string(file_size) + " zero bytes"
+               : "a file that starts with " + std::to_string(head.size()) + " zero bytes") +
+            ": space preallocated by a download or copy that never wrote it "
+            "(interrupted?): download the file again");
   }
-  if (length_prefix_absurd && looks_like_text(head.substr(0, 8))) {
+  if (length_prefix_absurd && looks_like_text(head, head.size() < file_size)) {
     const std::string_view text = skip_bom_and_space(head);
     const bool json = text.starts_with("{") || text.starts_with("[");
     return binary(

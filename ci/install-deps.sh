@@ -8,7 +8,7 @@ set -euo pipefail
 
 profile="${1:-build}"
 packages=(cmake make pkg-config clang-14 g++-12 libclang-rt-14-dev llvm-14
-          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev)
+          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev)
 case "$profile" in
   build) ;;
   bench) packages+=(libbenchmark-dev time) ;;

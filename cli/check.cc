@@ -5,10 +5,13 @@
 // so checking a 100 GB shard costs about as much as parsing its header.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <string>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "base/json.h"
+#include "base/text.h"
+#include "command.h"
+#include "output.h"
 #include "stguard/file.h"
 
 namespace stguard::cli {
@@ -32,15 +35,25 @@ Output (one line per file, in argument order):
   FILE: accept (T tensors, header N bytes, data D bytes, PROFILE)
   FILE: reject REASON at byte OFFSET: MESSAGE
   FILE: error IO_ERROR: MESSAGE            (cannot be opened, or is a directory)
+A rejected file that is no safetensors file at all (a Git LFS pointer, an HTML
+or JSON error page, a PyTorch checkpoint, a GGUF file, a file of zeros) gets
+"; this is ..." after the message, saying what it is and what to do.
 With --json:
   {"file","verdict":"accept"|"reject"|"error","profile","reason":null|"REASON",
    "offset":null|N,"message":null|"..."} and, when accepted, "tensors","header_len",
-  "data_len". OFFSET is the absolute file byte where the fault was found; it is
-  null for "error" (IO_ERROR), which is not a verdict about the file's format.
+  "data_len"; such a rejected file also "content" (its kind) and "hint". OFFSET is
+  the absolute file byte where the fault was found; it is null for "error"
+  (IO_ERROR), which is not a verdict about the file's format.
 
 Exit status: 0 every file accepted, 1 some file rejected, 2 usage error or some
 file could not be opened (the other files are still checked).
 )";
+
+struct CheckArgs {
+  ParseFlags parse;
+  bool json = false;
+  std::vector<std::string> files;
+};
 
 std::string plural(std::uint64_t n, std::string_view word) {
   std::string out = std::to_string(n) + " " + std::string(word);
@@ -49,7 +62,7 @@ std::string plural(std::uint64_t n, std::string_view word) {
 }
 
 void print_text(const std::string& file, Profile profile, const Result<HeaderSummary>& result) {
-  std::cout << printable(file) << ": ";
+  std::cout << base::terminal_safe(file) << ": ";
   if (result) {
     const HeaderSummary& header = *result;
     std::cout << "accept (" << plural(header.tensor_count, "tensor") << ", header "
@@ -57,7 +70,11 @@ void print_text(const std::string& file, Profile profile, const Result<HeaderSum
               << profile_name(profile) << ")\n";
     return;
   }
-  std::cout << error_text(result.error()) << "\n";
+  std::cout << error_text(result.error());
+  if (const auto sniffed = sniff_rejected_file(file, result.error())) {
+    std::cout << sniff_text(*sniffed);
+  }
+  std::cout << "\n";
 }
 
 void print_json(const std::string& file, Profile profile, const Result<HeaderSummary>& result) {
@@ -66,34 +83,41 @@ void print_json(const std::string& file, Profile profile, const Result<HeaderSum
     record["tensors"] = result->tensor_count;
     record["header_len"] = result->header_len;
     record["data_len"] = result->data_len();
+  } else if (const auto sniffed = sniff_rejected_file(file, result.error())) {
+    add_sniff(record, *sniffed);
   }
-  std::cout << json_line(record) << "\n";
+  std::cout << base::json_line(record) << "\n";
+}
+
+int run_check(const Command& command, const CheckArgs& args) {
+  std::string error;
+  const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
+  if (!options) return usage_error(command, error);
+  if (args.files.empty()) return usage_error(command, "no FILE given");
+
+  int exit_code = kExitOk;
+  for (const std::string& file : args.files) {
+    const Result<HeaderSummary> result = validate_file(file, *options);
+    if (args.json) {
+      print_json(file, options->profile, result);
+    } else {
+      print_text(file, options->profile, result);
+    }
+    exit_code = std::max(exit_code, exit_code_for(result ? nullptr : &result.error()));
+  }
+  return exit_code;
 }
 
 }  // namespace
 
-int run_check(Args args) {
-  std::string error;
-  const std::optional<CommonOptions> options = parse_common_options(args, &error);
-  if (!options) return usage_error("check", kUsage, error);
-  if (options->help) {
-    std::cout << "usage: " << kUsage << "\n\n" << kHelp;
-    return kExitOk;
-  }
-  if (options->files.empty()) return usage_error("check", kUsage, "no FILE given");
-
-  int exit_code = kExitOk;
-  for (const std::string& file : options->files) {
-    const Result<HeaderSummary> result = validate_file(file, options->parse);
-    if (options->json) {
-      print_json(file, options->parse.profile, result);
-    } else {
-      print_text(file, options->parse.profile, result);
-    }
-    exit_code = std::max(exit_code, exit_code_for(result ? nullptr : &result.error()));
-  }
-  std::cout.flush();
-  return exit_code;
+void add_check_command(CLI::App& root, Commands& commands) {
+  Command& command = commands.add(root, "check", "validate safetensors files", kUsage, kHelp);
+  auto args = std::make_shared<CheckArgs>();
+  add_parse_flags(*command.app, args->parse);
+  command.app->add_flag("--json", args->json)->disable_flag_override();
+  command.app->add_option("FILE", args->files);
+  command.positionals = &args->files;
+  command.run = [&command, args] { return run_check(command, *args); };
 }
 
 }  // namespace stguard::cli

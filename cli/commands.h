@@ -11,12 +11,8 @@ namespace stguard::cli {
 
 using Args = std::span<const std::string_view>;  // arguments after the subcommand name
 
-int run_check(Args args);    // check.cc
-int run_inspect(Args args);  // inspect.cc
-int run_verify(Args args);   // verify_command.cc
 int run_corpus(Args args);   // corpus_command.cc
 int run_conform(Args args);  // conform_command.cc
-int run_adapter(Args args);  // adapter_command.cc
 
 }  // namespace stguard::cli
 

@@ -9,14 +9,17 @@
 // the verdict or the exit status.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "base/json.h"
+#include "base/text.h"
+#include "command.h"
+#include "output.h"
 #include "stguard/dtype.h"
 #include "stguard/file.h"
 
@@ -47,8 +50,9 @@ Lints are warnings, not rejections (the exit status stays 0):
                         (dtype rank U64, I64, F64, ..., BOOL, then name)
   OFFSETS_NOT_IN_ORDER  header order is not the order of the data offsets
 
-A rejected file prints REASON, byte OFFSET and message and exits 1; a file that
-cannot be opened exits 2. JSON keys: file, verdict, profile, reason, offset,
+A rejected file prints REASON, byte OFFSET and message and exits 1 (with what
+the file really is when it is no safetensors file at all, as `stguard check`
+says); a file that cannot be opened exits 2. JSON keys: file, verdict, profile, reason, offset,
 message, then (accepted) header_len, data_offset, data_len, file_size,
 tensors [{name, dtype, shape, data_offsets, absolute_offsets, bytes,
 header_offset}], metadata (object or null), lints [{code, tensor, message}].
@@ -59,13 +63,19 @@ constexpr std::size_t kMaxLintsShownPerCode = 20;
 // Text mode shortens metadata values longer than this (code points).
 constexpr std::size_t kMaxMetadataValueShown = 200;
 
+struct InspectArgs {
+  ParseFlags parse;
+  bool json = false;
+  std::vector<std::string> files;
+};
+
 struct Lint {
   std::string_view code;
   std::optional<std::string> tensor;
   std::string message;
 };
 
-std::string quote_name(std::string_view name) { return "'" + printable(name) + "'"; }
+std::string quote_name(std::string_view name) { return "'" + base::terminal_safe(name) + "'"; }
 
 std::string range_string(std::uint64_t begin, std::uint64_t end) {
   return "[" + std::to_string(begin) + "," + std::to_string(end) + ")";
@@ -180,22 +190,22 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], display_width(row[c]));
+      widths[c] = std::max(widths[c], base::code_point_count(row[c]));
     }
   }
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t c = 0; c < row.size(); ++c) {
       line += row[c];
-      if (c + 1 < row.size()) line.append(widths[c] - display_width(row[c]) + 2, ' ');
+      if (c + 1 < row.size()) line.append(widths[c] - base::code_point_count(row[c]) + 2, ' ');
     }
     std::cout << line << "\n";
   }
 }
 
 std::string shortened(std::string_view value) {
-  std::string shown = printable(value);
-  if (display_width(shown) <= kMaxMetadataValueShown) return shown;
+  std::string shown = base::terminal_safe(value);
+  if (base::code_point_count(shown) <= kMaxMetadataValueShown) return shown;
   // Cut at a code point boundary.
   std::size_t count = 0;
   std::size_t cut = 0;
@@ -211,7 +221,7 @@ std::string shortened(std::string_view value) {
 
 void print_inspect_text(const std::string& file, Profile profile, const Header& header,
                         const std::vector<Lint>& lints) {
-  std::cout << "file:     " << printable(file) << "\n"
+  std::cout << "file:     " << base::terminal_safe(file) << "\n"
             << "verdict:  accept (" << profile_name(profile) << ")\n"
             << "header:   " << header.header_len << " bytes at "
             << range_string(8, header.data_offset()) << "\n"
@@ -225,7 +235,7 @@ void print_inspect_text(const std::string& file, Profile profile, const Header& 
     rows.push_back(
         {"NAME", "DTYPE", "SHAPE", "RELATIVE [begin,end)", "ABSOLUTE [begin,end)", "BYTES"});
     for (const TensorInfo& t : header.tensors) {
-      rows.push_back({t.name.empty() ? std::string("\"\"") : printable(t.name),
+      rows.push_back({t.name.empty() ? std::string("\"\"") : base::terminal_safe(t.name),
                       std::string(dtype_name(t.dtype)), shape_string(t.shape),
                       range_string(t.begin, t.end),
                       range_string(header.data_offset() + t.begin, header.data_offset() + t.end),
@@ -242,7 +252,7 @@ void print_inspect_text(const std::string& file, Profile profile, const Header& 
     std::cout << "metadata: " << header.metadata->size()
               << (header.metadata->size() == 1 ? " key" : " keys") << "\n";
     for (const auto& [key, value] : *header.metadata) {
-      std::cout << "  " << printable(key) << " = " << shortened(value) << "\n";
+      std::cout << "  " << base::terminal_safe(key) << " = " << shortened(value) << "\n";
     }
   }
 
@@ -266,40 +276,47 @@ void print_inspect_text(const std::string& file, Profile profile, const Header& 
   }
 }
 
-}  // namespace
-
-int run_inspect(Args args) {
+int run_inspect(const Command& command, const InspectArgs& args) {
   std::string error;
-  const std::optional<CommonOptions> options = parse_common_options(args, &error);
-  if (!options) return usage_error("inspect", kUsage, error);
-  if (options->help) {
-    std::cout << "usage: " << kUsage << "\n\n" << kHelp;
-    return kExitOk;
+  const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
+  if (!options) return usage_error(command, error);
+  if (args.files.size() != 1) {
+    return usage_error(command, args.files.empty() ? "no FILE given" : "exactly one FILE expected");
   }
-  if (options->files.size() != 1) {
-    return usage_error("inspect", kUsage,
-                       options->files.empty() ? "no FILE given" : "exactly one FILE expected");
-  }
-  const std::string& file = options->files.front();
-  const Profile profile = options->parse.profile;
-  const Result<Header> result = check_file(file, options->parse);
+  const std::string& file = args.files.front();
+  const Profile profile = options->profile;
+  const Result<Header> result = check_file(file, *options);
   if (!result) {
-    if (options->json) {
-      std::cout << json_line(verdict_record(file, profile, &result.error())) << "\n";
+    const std::optional<base::Sniffed> sniffed = sniff_rejected_file(file, result.error());
+    if (args.json) {
+      nlohmann::ordered_json record = verdict_record(file, profile, &result.error());
+      if (sniffed) add_sniff(record, *sniffed);
+      std::cout << base::json_line(record) << "\n";
     } else {
-      std::cout << printable(file) << ": " << error_text(result.error()) << "\n";
+      std::cout << base::terminal_safe(file) << ": " << error_text(result.error())
+                << (sniffed ? sniff_text(*sniffed) : "") << "\n";
     }
-    std::cout.flush();
     return exit_code_for(&result.error());
   }
   const std::vector<Lint> lints = compute_lints(*result);
-  if (options->json) {
-    std::cout << json_line(inspect_json(file, profile, *result, lints)) << "\n";
+  if (args.json) {
+    std::cout << base::json_line(inspect_json(file, profile, *result, lints)) << "\n";
   } else {
     print_inspect_text(file, profile, *result, lints);
   }
-  std::cout.flush();
   return kExitOk;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& root, Commands& commands) {
+  Command& command = commands.add(root, "inspect", "show a file's header", kUsage, kHelp);
+  auto args = std::make_shared<InspectArgs>();
+  add_parse_flags(*command.app, args->parse);
+  command.app->add_flag("--json", args->json)->disable_flag_override();
+  command.app->add_option("FILE", args->files);
+  command.positionals = &args->files;
+  command.run = [&command, args] { return run_inspect(command, *args); };
 }
 
 }  // namespace stguard::cli

@@ -1,109 +1,180 @@
-// cli/main.cc: the stguard command. Parses the subcommand name and hands the
-// remaining arguments to run_* (commands.h).
+// cli/main.cc: the stguard command. Registers every subcommand (command.h),
+// parses the command line once with CLI11, and runs the chosen command.
 #include <exception>
 #include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "base/text.h"
+#include "command.h"
 
+namespace stguard::cli {
 namespace {
 
-using stguard::cli::Args;
-using stguard::cli::kExitOk;
-using stguard::cli::kExitUsage;
+constexpr std::string_view kUsage =
+    "usage: stguard <command> [options] [args]\n"
+    "\n"
+    "Commands:\n"
+    "  check    validate safetensors files (verdict, reason, byte offset)\n"
+    "  inspect  show a file's header: tensors with relative and absolute ranges,\n"
+    "           metadata, lints\n"
+    "  verify   check a sharded model folder against its index and SHA256SUMS\n"
+    "  corpus   build, list or export the conformance corpus\n"
+    "  conform  grade safetensors readers against the corpus (matrix, reports)\n"
+    "  adapter  print stguard's own verdict on a file in the adapter protocol\n"
+    "  help     show this help, or `stguard help <command>` for a command's help\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     show this help\n"
+    "  --version      show the version\n"
+    "\n"
+    "Exit status: 0 accepted, 1 rejected, 2 usage error or unreadable file.\n"
+    "Run `stguard <command> --help` for the options of a command.\n";
 
-std::string usage() {
-  std::string out =
-      "usage: stguard <command> [options] [args]\n"
-      "\n"
-      "Commands:\n"
-      "  check    validate safetensors files (verdict, reason, byte offset)\n"
-      "  inspect  show a file's header: tensors with relative and absolute ranges,\n"
-      "           metadata, lints\n";
-  out += "  verify   check a sharded model folder against its index and SHA256SUMS\n";
-  out += "  corpus   build, list or export the conformance corpus\n";
-  out += "  conform  grade safetensors readers against the corpus (matrix, reports)\n";
-  out += "  adapter  print stguard's own verdict on a file in the adapter protocol";
-  out +=
-      "\n"
-      "  help     show this help, or `stguard help <command>` for a command's help\n"
-      "\n"
-      "Options:\n"
-      "  -h, --help     show this help\n"
-      "  --version      show the version\n"
-      "\n"
-      "Exit status: 0 accepted, 1 rejected, 2 usage error or unreadable file.\n"
-      "Run `stguard <command> --help` for the options of a command.\n";
-  return out;
+constexpr std::string_view kHelpUsage = "stguard help [COMMAND [SUBCOMMAND]]";
+constexpr std::string_view kHelpHelp =
+    "Shows the help of stguard, or of one command (`stguard help conform report`).\n";
+
+void print_help(const Command& command) {
+  std::cout << "usage: " << command.usage << "\n\n" << command.help;
 }
 
-int dispatch(std::string_view command, Args args) {
-  if (command == "check") return stguard::cli::run_check(args);
-  if (command == "inspect") return stguard::cli::run_inspect(args);
-  if (command == "verify") return stguard::cli::run_verify(args);
-  if (command == "corpus") return stguard::cli::run_corpus(args);
-  if (command == "conform") return stguard::cli::run_conform(args);
-  if (command == "adapter") return stguard::cli::run_adapter(args);
-  std::cerr << "stguard: unknown command '" << stguard::cli::printable(command) << "'\n" << usage();
-  return kExitUsage;
+// The innermost command named on the command line (nullptr: none).
+Command* chosen_command(CLI::App& root, const Commands& commands) {
+  Command* chosen = nullptr;
+  CLI::App* app = &root;
+  while (true) {
+    const std::vector<CLI::App*> parsed = app->get_subcommands();
+    if (parsed.empty()) return chosen;
+    app = parsed.front();
+    if (Command* command = commands.find(app)) chosen = command;
+  }
 }
 
-int run(const std::vector<std::string_view>& argv) {
-  if (argv.size() < 2) {
-    std::cerr << usage();
-    return kExitUsage;
-  }
-  const std::string_view command = argv[1];
-  const Args rest = Args(argv).subspan(2);
-  if (command == "--help" || command == "-h") {
-    std::cout << usage();
-    return kExitOk;
-  }
-  if (command == "help") {
-    if (rest.empty()) {
-      std::cout << usage();
+std::string first_word(std::string_view text) {
+  const std::size_t colon = text.find(": ");
+  std::string_view rest = colon == std::string_view::npos ? text : text.substr(colon + 2);
+  return std::string(rest.substr(0, rest.find(' ')));
+}
+
+int run(int argc, char** argv) {
+  CLI::App root{"stguard"};
+  root.set_help_flag();
+  // One command per invocation: after it, a word that is also a command's
+  // name is an argument (`stguard help check`, a file named "inspect").
+  root.require_subcommand(0, 1);
+  bool help = false;
+  bool version = false;
+  root.add_flag("-h,--help", help)->disable_flag_override();
+  root.add_flag("--version", version)->disable_flag_override();
+
+  Commands commands;
+  add_check_command(root, commands);
+  add_inspect_command(root, commands);
+  add_verify_command(root, commands);
+  add_corpus_command(root, commands);
+  add_conform_command(root, commands);
+  add_adapter_command(root, commands);
+  Command& help_command = commands.add(root, "help", "show help", kHelpUsage, kHelpHelp);
+  // Everything after `help` names the topic, even words that are command
+  // names themselves (CLI11 would otherwise take them as commands).
+  help_command.app->prefix_command();
+  std::vector<std::string> topic;
+  help_command.positionals = &topic;
+  help_command.run = [&]() {
+    for (const std::string& word : help_command.app->remaining()) {
+      if (word != "-h" && word != "--help") topic.push_back(word);
+    }
+    if (topic.empty()) {
+      std::cout << kUsage;
       return kExitOk;
     }
-    if (rest.size() > 1) {
-      std::cerr << "stguard help: expected at most one command name\n";
-      return kExitUsage;
+    std::string path;
+    for (const std::string& word : topic) path += (path.empty() ? "" : " ") + word;
+    const Command* command = commands.find(path);
+    if (command == nullptr) {
+      return usage_error(help_command, "unknown command '" + path + "'");
     }
-    static constexpr std::string_view kHelpArg[] = {"--help"};
-    return dispatch(rest[0], Args(kHelpArg));
-  }
-  if (command == "--version") {
-    std::cout << "stguard " << STGUARD_VERSION << "\n";
+    print_help(*command);
     return kExitOk;
+  };
+
+  // Everything after the first "--" is positional, for the chosen command.
+  // CLI11 2.1 would hand those words back to the parent command once the
+  // command's positional argument holds one value, so they are kept apart.
+  std::vector<std::string> words;
+  std::vector<std::string> after_dashes;
+  bool dashes = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!dashes && std::string_view(argv[i]) == "--") {
+      dashes = true;
+    } else {
+      (dashes ? after_dashes : words).emplace_back(argv[i]);
+    }
   }
-  if (!command.empty() && command[0] == '-') {
-    std::cerr << "stguard: unknown option '" << stguard::cli::printable(command) << "'\n"
-              << usage();
+  std::vector<std::string> reversed(words.rbegin(), words.rend());  // as CLI11 wants them
+  try {
+    root.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (Command* command = chosen_command(root, commands)) return usage_error(*command, e.what());
+    const std::string word = first_word(e.what());
+    std::cerr << "stguard: "
+              << base::terminal_safe(!word.empty() && word[0] != '-'
+                                         ? "unknown command '" + word + "'"
+                                         : std::string(e.what()))
+              << "\n"
+              << kUsage;
     return kExitUsage;
   }
-  return dispatch(command, rest);
+
+  Command* command = chosen_command(root, commands);
+  if (command == nullptr) {
+    if (!after_dashes.empty()) {
+      std::cerr << "stguard: unknown command '" << base::terminal_safe(after_dashes[0]) << "'\n"
+                << kUsage;
+      return kExitUsage;
+    }
+    if (version) {
+      std::cout << "stguard " << STGUARD_VERSION << "\n";
+      return kExitOk;
+    }
+    (help ? std::cout : std::cerr) << kUsage;
+    return help ? kExitOk : kExitUsage;
+  }
+  if (!after_dashes.empty()) {
+    if (command->positionals == nullptr) {
+      return usage_error(*command, "unexpected argument '" + after_dashes[0] + "'");
+    }
+    command->positionals->insert(command->positionals->end(), after_dashes.begin(),
+                                 after_dashes.end());
+  }
+  if (command->help_requested && command != &help_command) {
+    print_help(*command);
+    return kExitOk;
+  }
+  if (!command->run) return usage_error(*command, "which command? (see --help)");
+  return command->run();
 }
 
 }  // namespace
+}  // namespace stguard::cli
 
 int main(int argc, char** argv) {
   try {
-    const std::vector<std::string_view> args(argv, argv + argc);
-    const int code = run(args);
+    const int code = stguard::cli::run(argc, argv);
     std::cout.flush();
     if (!std::cout) {
       // A verdict that never reached its reader (full disk, closed pipe) must
       // not look like success.
       std::cerr << "stguard: error writing to standard output\n";
-      return kExitUsage;
+      return stguard::cli::kExitUsage;
     }
     return code;
   } catch (const std::exception& e) {
-    // The library never throws on bad input; this is memory exhaustion or a
+    // The libraries never throw on bad input; this is memory exhaustion or a
     // bug, and still must not end in std::terminate's abort.
     std::cerr << "stguard: internal error: " << e.what() << "\n";
-    return kExitUsage;
+    return stguard::cli::kExitUsage;
   }
 }

@@ -415,4 +415,71 @@ TEST_F(CliTest, TextOutputNeverPrintsRawControlCharacters) {
   EXPECT_EQ(json_lines(j.out)[0]["tensors"][0]["name"], "\x1b[2Jevil\u202e");
 }
 
+// What a rejected file really is, in check and inspect, text and JSON: the
+// reason, offset and exit status stay the parser's; "content" and "hint" (and
+// "; this is ..." in text) say what the file is and what to do.
+TEST_F(CliTest, RejectedFilesThatAreNotSafetensorsAreNamed) {
+  struct Case {
+    const char* name;
+    std::string bytes;
+    const char* content;
+    const char* hint_mentions;
+  };
+  const std::vector<Case> cases = {
+      {"lfs",
+       "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'a') +
+           "\nsize 548105171\n",
+       "git_lfs_pointer", "548105171"},
+      {"html", "<!DOCTYPE html><html><head><title>Access denied</title>", "html_page",
+       "Access denied"},
+      {"json", R"({"error":"Repository Not Found"})", "json_text", "Repository Not Found"},
+      {"zip", std::string("PK\x03\x04\x14\0\0\0\0\0\0\0\0\0\0\0", 16), "zip_archive", "PyTorch"},
+      {"pickle", std::string("\x80\x02}q\0(X\x01\0\0\0aq\x01", 14), "pickle", "pickle"},
+      {"gguf", std::string("GGUF\x03\0\0\0\0\0\0\0\0\0\0\0", 16), "gguf", "GGUF"},
+      {"zeros", std::string(8192, '\0'), "zeros", "zero bytes"},
+  };
+  for (const Case& c : cases) {
+    const std::string file = dir_.write(
+        std::string(c.name) + ".safetensors",
+        std::span(reinterpret_cast<const std::uint8_t*>(c.bytes.data()), c.bytes.size()));
+    for (const char* command : {"check", "inspect"}) {
+      const CliRun j = run_cli({command, "--json", file});
+      EXPECT_EQ(j.exit_code, 1) << c.name << " " << command;
+      const std::vector<json> lines = json_lines(j.out);
+      ASSERT_EQ(lines.size(), 1u) << c.name;
+      EXPECT_EQ(lines[0]["verdict"], "reject") << c.name;
+      EXPECT_EQ(lines[0]["content"], c.content) << c.name << " " << command;
+      EXPECT_NE(lines[0]["hint"].get<std::string>().find(c.hint_mentions), std::string::npos)
+          << c.name << ": " << lines[0]["hint"];
+      const CliRun t = run_cli({command, file});
+      EXPECT_EQ(t.exit_code, 1) << c.name;
+      EXPECT_NE(t.out.find("; this is "), std::string::npos) << c.name << ": " << t.out;
+      EXPECT_NE(t.out.find(c.hint_mentions), std::string::npos) << c.name << ": " << t.out;
+    }
+  }
+  // An ordinary damaged safetensors file gets no such note.
+  const CliRun gap = run_cli({"check", "--json", gap_file()});
+  ASSERT_EQ(json_lines(gap.out).size(), 1u);
+  EXPECT_EQ(keys_of(json_lines(gap.out)[0]), kRejectKeys);
+}
+
+// Every subcommand takes --opt=value and "--", and help reaches every command.
+TEST_F(CliTest, OptionConventionsHoldInEverySubcommand) {
+  const std::string valid = valid_file();
+  EXPECT_EQ(run_cli({"check", "--profile=reference", "--", valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"check", valid, "--", valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"inspect", "--max-header-bytes=112", "--", valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"adapter", "--profile=strict", "--", valid}).exit_code, 0);
+  EXPECT_EQ(run_cli({"verify", "--hash-io=mmap", "--", dir_.path().string()}).exit_code, 0);
+  for (const char* command : {"check", "inspect", "verify", "adapter", "corpus", "conform"}) {
+    const CliRun help = run_cli({"help", command, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_EQ(help.out.rfind("usage: stguard ", 0), 0u) << command << ": " << help.out;
+  }
+  // A file named like a command is a file.
+  const std::string named =
+      dir_.write("inspect", FileBuilder(kSeedHeader).pad_to_8().data_size(16).build());
+  EXPECT_EQ(run_cli({"check", named}).exit_code, 0);
+}
+
 }  // namespace

@@ -42,7 +42,7 @@ TEST(Sniff, KnownFormats) {
       {std::string("PK\x03\x04\x14\0\0\0", 8), ContentKind::kZipArchive, "PyTorch"},
       {std::string("\x80\x02}q\0", 5), ContentKind::kPickle, "pickle"},
       {"GGUF\x03\0\0\0", ContentKind::kGguf, "GGUF"},
-      {std::string(100, '\0'), ContentKind::kZeros, "all 100 bytes"},
+      {std::string(100, '\0'), ContentKind::kZeros, "a file of 100 zero bytes"},
       {std::string("\x1f\x8b\x08\0", 4), ContentKind::kGzip, "gzip"},
   };
   for (const Row& row : rows) {
@@ -63,6 +63,10 @@ TEST(Sniff, LeavesSafetensorsAndTextWithASaneLengthAlone) {
   file += header + "x";
   EXPECT_FALSE(sniff(file));
   EXPECT_FALSE(sniff("Entry not found\n", /*absurd=*/false));
+  // Bytes >= 0x80 that are not UTF-8 are binary, not text.
+  EXPECT_FALSE(sniff("\xff\xff\xff\xff\xff\xff\xff\xff{}"));
+  // A few zero bytes are not a preallocated download.
+  EXPECT_FALSE(sniff(std::string(8, '\0')));
 }
 
 }  // namespace

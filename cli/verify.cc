@@ -1,17 +1,20 @@
-// cli/verify_command.cc: `stguard verify DIR`, is a copied or downloaded
-// model folder whole? Option parsing and the two report formats; the checks
-// themselves are in model_folder.cc.
+// cli/verify.cc: `stguard verify DIR`, is a copied or downloaded model folder
+// whole? Options, the call to the verify library, the two report formats.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
-#include "cli_util.h"
-#include "commands.h"
+#include "base/decimal.h"
+#include "base/json.h"
+#include "base/text.h"
+#include "command.h"
 #include "model_folder.h"
 
 namespace stguard::cli {
@@ -62,102 +65,44 @@ struct VerifyArgs {
   VerifyOptions options;
   bool json = false;
   bool quiet = false;
-  bool help = false;
-  std::string dir;
+  std::optional<std::string> jobs;
+  std::optional<std::string> hash_io;
+  std::vector<std::string> dirs;
 };
 
-std::optional<VerifyArgs> parse_args(Args args, std::string* error) {
-  VerifyArgs out;
-  bool options_ended = false;
-  bool have_dir = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view arg = args[i];
-    if (options_ended || arg.empty() || arg.front() != '-' || arg == "-") {
-      if (have_dir) {
-        *error = "more than one DIR given";
-        return std::nullopt;
-      }
-      out.dir = std::string(arg);
-      have_dir = true;
-      continue;
-    }
-    if (arg == "--") {
-      options_ended = true;
-      continue;
-    }
-    std::string_view name = arg;
-    std::optional<std::string_view> value;
-    if (const std::size_t eq = arg.find('=');
-        eq != std::string_view::npos && arg.size() > 2 && arg[1] == '-') {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    } else if (arg.size() > 2 && arg[0] == '-' && arg[1] == 'j') {
-      name = "-j";  // -j4
-      value = arg.substr(2);
-    }
-    const auto take_value = [&]() -> std::optional<std::string_view> {
-      if (value) return value;
-      if (i + 1 >= args.size()) {
-        *error = "option '" + std::string(name) + "' needs a value";
-        return std::nullopt;
-      }
-      return args[++i];
-    };
-    const auto no_value = [&]() {
-      if (!value) return true;
-      *error = "option '" + std::string(name) + "' takes no value";
+// The options' values, checked: nullopt and *error for a bad one.
+bool finish_args(VerifyArgs& args, std::string* error) {
+  if (args.options.sha256_file && args.options.sha256_file->empty()) {
+    *error = "--sha256 needs a file name";
+    return false;
+  }
+  if (args.jobs) {
+    const std::optional<std::uint64_t> n = base::parse_u64(*args.jobs);
+    if (!n || *n == 0 || *n > 1024) {
+      *error = "-j needs a number of threads from 1 to 1024, got '" + *args.jobs + "'";
       return false;
-    };
-    if (name == "--help" || name == "-h") {
-      if (!no_value()) return std::nullopt;
-      out.help = true;
-    } else if (name == "--json") {
-      if (!no_value()) return std::nullopt;
-      out.json = true;
-    } else if (name == "--quiet" || name == "-q") {
-      if (!no_value()) return std::nullopt;
-      out.quiet = true;
-    } else if (name == "--follow-symlinks") {
-      if (!no_value()) return std::nullopt;
-      out.options.follow_symlinks = true;
-    } else if (name == "--sha256") {
-      const std::optional<std::string_view> v = take_value();
-      if (!v) return std::nullopt;
-      if (v->empty()) {
-        *error = "--sha256 needs a file name";
-        return std::nullopt;
-      }
-      out.options.sha256_file = std::string(*v);
-    } else if (name == "-j" || name == "--jobs") {
-      const std::optional<std::string_view> v = take_value();
-      if (!v) return std::nullopt;
-      const std::optional<std::uint64_t> n = parse_u64(*v);
-      if (!n || *n == 0 || *n > 1024) {
-        *error = "-j needs a number of threads from 1 to 1024, got '" + std::string(*v) + "'";
-        return std::nullopt;
-      }
-      out.options.jobs = static_cast<unsigned>(*n);
-    } else if (name == "--hash-io") {
-      const std::optional<std::string_view> v = take_value();
-      if (!v) return std::nullopt;
-      if (*v == "read") {
-        out.options.hash.io = HashIo::kRead;
-      } else if (*v == "mmap") {
-        out.options.hash.io = HashIo::kMmap;
-      } else {
-        *error = "--hash-io is read or mmap, got '" + std::string(*v) + "'";
-        return std::nullopt;
-      }
+    }
+    args.options.jobs = static_cast<unsigned>(*n);
+  }
+  if (args.hash_io) {
+    if (*args.hash_io == "read") {
+      args.options.hash.io = HashIo::kRead;
+    } else if (*args.hash_io == "mmap") {
+      args.options.hash.io = HashIo::kMmap;
     } else {
-      *error = "unknown option '" + std::string(name) + "'";
-      return std::nullopt;
+      *error = "--hash-io is read or mmap, got '" + *args.hash_io + "'";
+      return false;
     }
   }
-  if (!out.help && !have_dir) {
+  if (args.dirs.empty()) {
     *error = "no DIR given";
-    return std::nullopt;
+    return false;
   }
-  return out;
+  if (args.dirs.size() > 1) {
+    *error = "more than one DIR given";
+    return false;
+  }
+  return true;
 }
 
 std::string human_bytes(std::uint64_t n) {
@@ -215,9 +160,10 @@ class ProgressBar {
 void print_text(const VerifyReport& report) {
   for (const Finding& f : report.findings) {
     // Messages about a line of the checksum list already name the line.
-    const std::string where = f.file.empty() ? printable(report.dir) : printable(f.file);
+    const std::string where =
+        f.file.empty() ? base::terminal_safe(report.dir) : base::terminal_safe(f.file);
     std::cout << where << ": " << severity_name(f.severity) << " " << finding_kind_name(f.kind)
-              << ": " << printable(f.message);
+              << ": " << base::terminal_safe(f.message);
     if (f.reason && f.category == Category::kShard) {
       std::cout << " [" << reason_name(*f.reason) << " at byte " << f.offset.value_or(0) << "]";
     }
@@ -241,7 +187,7 @@ void print_text(const VerifyReport& report) {
     summary += "; no index";
   } else {
     for (const IndexReport& i : report.indexes) {
-      summary += "; " + printable(i.file) + ": ";
+      summary += "; " + base::terminal_safe(i.file) + ": ";
       summary += i.usable ? std::to_string(i.entries) + (i.entries == 1 ? " entry" : " entries")
                           : std::string("unusable");
     }
@@ -249,7 +195,7 @@ void print_text(const VerifyReport& report) {
   }
   if (report.checksums) {
     const ChecksumReport& c = *report.checksums;
-    summary += "; " + printable(c.file) + ": " + std::to_string(c.verified) + " of " +
+    summary += "; " + base::terminal_safe(c.file) + ": " + std::to_string(c.verified) + " of " +
                plural(c.entries, "file") + " match";
     if (c.bytes_hashed != 0) {
       char rate[64];
@@ -265,32 +211,41 @@ void print_text(const VerifyReport& report) {
   std::cout << summary << "\n";
 }
 
-}  // namespace
-
-int run_verify(Args args) {
+int run_verify(const Command& command, VerifyArgs& args) {
   std::string error;
-  std::optional<VerifyArgs> parsed = parse_args(args, &error);
-  if (!parsed) return usage_error("verify", kUsage, error);
-  if (parsed->help) {
-    std::cout << "usage: " << kUsage << "\n\n" << kHelp;
-    return kExitOk;
-  }
+  if (!finish_args(args, &error)) return usage_error(command, error);
   ProgressBar bar;
-  if (!parsed->quiet && ::isatty(STDERR_FILENO) == 1) {
-    parsed->options.progress = [&bar](std::uint64_t done, std::uint64_t total, bool finished) {
+  if (!args.quiet && ::isatty(STDERR_FILENO) == 1) {
+    args.options.progress = [&bar](std::uint64_t done, std::uint64_t total, bool finished) {
       bar.update(done, total, finished);
     };
-    parsed->options.progress_interval = std::chrono::milliseconds(200);
+    args.options.progress_interval = std::chrono::milliseconds(200);
   }
-  const VerifyReport report = verify_model_folder(parsed->dir, parsed->options);
-  if (parsed->json) {
-    std::cout << json_line(report_to_json(report)) << "\n";
+  const VerifyReport report = verify_model_folder(args.dirs.front(), args.options);
+  if (args.json) {
+    std::cout << base::json_line(report_to_json(report)) << "\n";
   } else if (report.ran) {
     print_text(report);
   }
-  if (!report.ran) std::cerr << "stguard verify: " << printable(report.fatal) << "\n";
-  std::cout.flush();
+  if (!report.ran) std::cerr << "stguard verify: " << base::terminal_safe(report.fatal) << "\n";
   return report.exit_code();
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& root, Commands& commands) {
+  Command& command = commands.add(root, "verify", "check a model folder", kUsage, kHelp);
+  auto args = std::make_shared<VerifyArgs>();
+  CLI::App& app = *command.app;
+  app.add_flag("--json", args->json)->disable_flag_override();
+  app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
+  app.add_flag("--follow-symlinks", args->options.follow_symlinks)->disable_flag_override();
+  app.add_option("--sha256", args->options.sha256_file);
+  app.add_option("-j,--jobs", args->jobs);
+  app.add_option("--hash-io", args->hash_io);
+  app.add_option("DIR", args->dirs);
+  command.positionals = &args->dirs;
+  command.run = [&command, args] { return run_verify(command, *args); };
 }
 
 }  // namespace stguard::cli

@@ -1,15 +1,17 @@
-// cli/adapter_command.cc: `stguard adapter`, stguard itself as a reader under
-// the adapter protocol (DESIGN.md, "Adapter protocol"). The bundled readers
+// cli/adapter.cc: `stguard adapter`, stguard itself as a reader under the
+// adapter protocol (docs/adapter-protocol.md). The bundled readers
 // stguard-strict and stguard-reference (conformance/adapters/) run it, so the
 // conformance matrix grades stguard exactly the way it grades every other
 // reader: through a separate process and the same JSON.
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "cli_util.h"
-#include "commands.h"
-#include "generator/sha256.h"
+#include "base/json.h"
+#include "base/sha256.h"
+#include "command.h"
+#include "output.h"
 #include "stguard/file.h"
 
 namespace stguard::cli {
@@ -33,21 +35,19 @@ Options:
 Exit status: 0 for accept and reject alike, 2 for usage errors.
 )";
 
-}  // namespace
+struct AdapterArgs {
+  ParseFlags parse;
+  std::vector<std::string> files;
+};
 
-int run_adapter(Args args) {
+int run_adapter(const Command& command, const AdapterArgs& args) {
   std::string error;
-  std::optional<CommonOptions> options = parse_common_options(args, &error);
-  if (!options) return usage_error("adapter", kUsage, error);
-  if (options->help) {
-    std::cout << "usage: " << kUsage << "\n\n" << kHelp;
-    return kExitOk;
-  }
-  if (options->json) return usage_error("adapter", kUsage, "--json: the output is always JSON");
-  if (options->files.size() != 1) return usage_error("adapter", kUsage, "expected one FILE");
+  const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
+  if (!options) return usage_error(command, error);
+  if (args.files.size() != 1) return usage_error(command, "expected one FILE");
 
   nlohmann::ordered_json out;
-  Result<File> file = File::open(options->files.front(), options->parse);
+  Result<File> file = File::open(args.files.front(), *options);
   if (!file) {
     out["verdict"] = "reject";
     out["error"] = file.error().to_string();
@@ -60,12 +60,24 @@ int run_adapter(Args args) {
                          {"dtype", dtype_name(tensor.dtype)},
                          {"shape", tensor.shape},
                          {"data_offsets", {tensor.begin, tensor.end}},
-                         {"sha256", conformance::sha256_hex(file->tensor_data(tensor))}});
+                         {"sha256", base::sha256_hex(file->tensor_data(tensor))}});
     }
     out["tensors"] = std::move(tensors);
   }
-  std::cout << json_line(out) << "\n";
+  std::cout << base::json_line(out) << "\n";
   return kExitOk;
+}
+
+}  // namespace
+
+void add_adapter_command(CLI::App& root, Commands& commands) {
+  Command& command =
+      commands.add(root, "adapter", "stguard's verdict in the adapter protocol", kUsage, kHelp);
+  auto args = std::make_shared<AdapterArgs>();
+  add_parse_flags(*command.app, args->parse);
+  command.app->add_option("FILE", args->files);
+  command.positionals = &args->files;
+  command.run = [&command, args] { return run_adapter(command, *args); };
 }
 
 }  // namespace stguard::cli

@@ -1,0 +1,73 @@
+// cli/command.h: how the stguard command is put together.
+//
+// Each subcommand lives in one file (check.cc, inspect.cc, ...) that declares
+// its options on a CLI11 app, then calls the libraries, then prints. They all
+// register through add_command(), which gives each the same conventions:
+//   - `-h, --help` prints the command's own hand-written help text (usage line,
+//     then the text); CLI11's generated help is not used;
+//   - `--opt=value` and `--opt value` both work; `--` ends the options;
+//   - a usage error prints "stguard CMD: WHY", the usage line and a pointer to
+//     --help on stderr, nothing on stdout, and exits kExitUsage.
+// main.cc parses the whole command line once and runs the chosen command.
+#ifndef STGUARD_CLI_COMMAND_H_
+#define STGUARD_CLI_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stguard::cli {
+
+// The exit statuses of every subcommand (docs/cli.md, "Exit status").
+inline constexpr int kExitOk = 0;      // accepted / nothing wrong
+inline constexpr int kExitFailed = 1;  // a file rejected, a folder or reader failing
+inline constexpr int kExitUsage = 2;   // usage error, or the work could not be done
+                                       // (a file that cannot be opened, a missing corpus)
+
+struct Command {
+  std::string path;        // "check", "conform report"
+  std::string_view usage;  // one line, without "usage: "
+  std::string_view help;   // the text printed after the usage line by --help
+  CLI::App* app = nullptr;
+  bool help_requested = false;
+  // The command's positional arguments, when it takes any: main.cc appends
+  // the words after "--" here (CLI11 2.1 hands them to the parent command).
+  std::vector<std::string>* positionals = nullptr;
+  // Runs the command once the command line is parsed; returns the exit status.
+  std::function<int()> run;
+  // A command that only groups others (`stguard corpus`) has no run: naming
+  // it alone is a usage error.
+};
+
+class Commands {
+ public:
+  // A subcommand of `parent` ("stguard" itself, or another command's app).
+  Command& add(CLI::App& parent, std::string name, std::string_view description,
+               std::string_view usage, std::string_view help);
+  // The command whose app is `app`, or nullptr.
+  Command* find(const CLI::App* app) const;
+  // By its path ("conform report"), or nullptr.
+  Command* find(std::string_view path) const;
+  const std::vector<std::unique_ptr<Command>>& all() const { return commands_; }
+
+ private:
+  std::vector<std::unique_ptr<Command>> commands_;
+};
+
+// Prints "stguard PATH: ERROR", the usage line and a hint to stderr; returns kExitUsage.
+int usage_error(const Command& command, std::string_view error);
+
+// The registration function of each subcommand (one per file).
+void add_check_command(CLI::App& root, Commands& commands);
+void add_inspect_command(CLI::App& root, Commands& commands);
+void add_verify_command(CLI::App& root, Commands& commands);
+void add_corpus_command(CLI::App& root, Commands& commands);
+void add_conform_command(CLI::App& root, Commands& commands);
+void add_adapter_command(CLI::App& root, Commands& commands);
+
+}  // namespace stguard::cli
+
+#endif  // STGUARD_CLI_COMMAND_H_

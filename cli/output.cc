@@ -1,0 +1,118 @@
+#include "output.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "base/decimal.h"
+#include "base/file_io.h"
+#include "base/text.h"
+#include "command.h"
+
+namespace stguard::cli {
+
+void add_parse_flags(CLI::App& app, ParseFlags& flags) {
+  app.add_option("--profile", flags.profile);
+  app.add_option("--max-header-bytes", flags.max_header_bytes);
+}
+
+std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::string* error) {
+  ParseOptions options;
+  const std::optional<Profile> profile = profile_from_name(flags.profile);
+  if (!profile) {
+    *error = "unknown profile '" + flags.profile + "' (use strict or reference)";
+    return std::nullopt;
+  }
+  options.profile = *profile;
+  if (flags.max_header_bytes) {
+    const std::optional<std::uint64_t> n = base::parse_u64(*flags.max_header_bytes);
+    if (!n) {
+      *error = "--max-header-bytes needs a decimal number in [0, 2^64), got '" +
+               *flags.max_header_bytes + "'";
+      return std::nullopt;
+    }
+    options.limits.max_header_bytes = *n;
+  }
+  return options;
+}
+
+nlohmann::ordered_json verdict_record(std::string_view file, Profile profile, const Error* error) {
+  nlohmann::ordered_json record;
+  record["file"] = std::string(file);
+  if (error == nullptr) {
+    record["verdict"] = "accept";
+  } else if (error->reason == Reason::kIoError) {
+    record["verdict"] = "error";
+  } else {
+    record["verdict"] = "reject";
+  }
+  record["profile"] = std::string(profile_name(profile));
+  if (error == nullptr) {
+    record["reason"] = nullptr;
+    record["offset"] = nullptr;
+    record["message"] = nullptr;
+  } else {
+    record["reason"] = std::string(reason_name(error->reason));
+    if (error->reason == Reason::kIoError) {
+      record["offset"] = nullptr;
+    } else {
+      record["offset"] = error->offset;
+    }
+    record["message"] = error->message;
+  }
+  return record;
+}
+
+int exit_code_for(const Error* error) noexcept {
+  if (error == nullptr) return kExitOk;
+  return error->reason == Reason::kIoError ? kExitUsage : kExitFailed;
+}
+
+std::string error_text(const Error& error) {
+  std::string out;
+  if (error.reason == Reason::kIoError) {
+    out = "error " + std::string(reason_name(error.reason));
+  } else {
+    out = "reject " + std::string(reason_name(error.reason)) + " at byte " +
+          std::to_string(error.offset);
+  }
+  // The parser's messages already show names escaped; keep their backslashes.
+  if (!error.message.empty()) {
+    out += ": " + base::terminal_safe(error.message, {.keep_backslash = true});
+  }
+  return out;
+}
+
+std::optional<base::Sniffed> sniff_rejected_file(const std::string& path, const Error& error) {
+  if (error.reason == Reason::kIoError) return std::nullopt;
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string head(base::kSniffBytes, '\0');
+  int err = 0;
+  head.resize(base::read_at(fd.get(), head.data(), head.size(), 0, &err));
+  if (err != 0) return std::nullopt;
+  const bool absurd_length =
+      error.reason == Reason::kHeaderTooLarge || error.reason == Reason::kHeaderLengthExceedsFile;
+  return base::sniff_content(head, static_cast<std::uint64_t>(st.st_size), absurd_length);
+}
+
+void add_sniff(nlohmann::ordered_json& record, const base::Sniffed& sniffed) {
+  record["content"] = std::string(base::content_kind_name(sniffed.kind));
+  record["hint"] = sniffed.description;
+}
+
+std::string sniff_text(const base::Sniffed& sniffed) {
+  return "; this is " + base::terminal_safe(sniffed.description);
+}
+
+std::string shape_string(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0) out += ',';
+    out += std::to_string(shape[i]);
+  }
+  out += ']';
+  return out;
+}
+
+}  // namespace stguard::cli

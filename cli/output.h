@@ -1,0 +1,59 @@
+// cli/output.h: what check, inspect and adapter print about a file: the
+// verdict record (text and JSON), the parse options they share, and what a
+// rejected file really is (base/sniff.h).
+#ifndef STGUARD_CLI_OUTPUT_H_
+#define STGUARD_CLI_OUTPUT_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/sniff.h"
+#include "stguard/header.h"
+
+namespace stguard::cli {
+
+// --profile and --max-header-bytes, as check, inspect and adapter take them.
+struct ParseFlags {
+  std::string profile = "strict";
+  std::optional<std::string> max_header_bytes;
+};
+void add_parse_flags(CLI::App& app, ParseFlags& flags);
+// The ParseOptions the flags ask for; nullopt and *error for a bad value.
+std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::string* error);
+
+// The fields every per-file JSON record of check and inspect starts with:
+// file, verdict ("accept", "reject", or "error" for kIoError), profile,
+// reason (null or the reason name), offset (null when accepted or for an IO
+// error, where no byte of the file is at fault), message (null when accepted).
+nlohmann::ordered_json verdict_record(std::string_view file, Profile profile, const Error* error);
+
+// The exit status a per-file outcome contributes: kExitOk, kExitFailed, or
+// kExitUsage for kIoError. A run's status is the maximum over its files.
+int exit_code_for(const Error* error) noexcept;
+
+// "reject REASON at byte OFFSET: MESSAGE", or "error IO_ERROR: MESSAGE" for a
+// file that could not be opened. Terminal-safe.
+std::string error_text(const Error& error);
+
+// For a rejected file: what it really is when it is no safetensors file at
+// all (a Git LFS pointer, an HTML page, a PyTorch checkpoint, ...), read from
+// its first bytes. nullopt for an ordinary damaged safetensors file or when
+// the file cannot be read again.
+std::optional<base::Sniffed> sniff_rejected_file(const std::string& path, const Error& error);
+
+// Adds "content" (the kind's name) and "hint" (the description) to a JSON
+// verdict record, and appends "; this is DESCRIPTION" to a text line.
+void add_sniff(nlohmann::ordered_json& record, const base::Sniffed& sniffed);
+std::string sniff_text(const base::Sniffed& sniffed);
+
+// "[4096,4096]", "[]" for a scalar.
+std::string shape_string(const std::vector<std::uint64_t>& shape);
+
+}  // namespace stguard::cli
+
+#endif  // STGUARD_CLI_OUTPUT_H_
