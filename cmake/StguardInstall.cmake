@@ -1,5 +1,8 @@
 # install(EXPORT) so that consumers can find_package(stguard) and link
-# stguard::parser. tests/consumer builds a small program against the result.
+# stguard::parser; the stguard command with its data under share/stguard/;
+# and a Debian package of it all (CPack, `cpack -G DEB` in a build tree).
+# tests/consumer builds a small program against the installed library;
+# tests/install runs the installed command away from the source tree.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -8,8 +11,20 @@ install(TARGETS stguard_parser EXPORT stguardTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY parser/include/stguard DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
 if(TARGET stguard_cli)
   install(TARGETS stguard_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # The data the command finds next to itself (cli/data_dir.h): the corpus,
+  # the recipes it is built from, and the bundled readers' adapters (without
+  # their installed node_modules; `stguard conform --setup` installs those).
+  set(data ${CMAKE_INSTALL_DATADIR}/stguard)
+  install(DIRECTORY corpus DESTINATION ${data})
+  install(DIRECTORY conformance/cases DESTINATION ${data}/conformance)
+  install(FILES conformance/vocabulary.txt conformance/corpus_readme.md.in conformance/README.md
+    DESTINATION ${data}/conformance)
+  install(DIRECTORY conformance/adapters DESTINATION ${data}/conformance
+    PATTERN node_modules EXCLUDE
+    PATTERN .gitignore EXCLUDE)
 endif()
 
 set(STGUARD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/stguard)
@@ -22,3 +37,18 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/stguardConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/stguardConfigVersion.cmake
   DESTINATION ${STGUARD_CMAKE_DIR})
+
+# The Debian package: `cpack -G DEB` (or `cpack`) in a build tree.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME stguard)
+set(CPACK_PACKAGE_VENDOR "the stguard project")
+set(CPACK_PACKAGE_CONTACT "stguard maintainers <stguard@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_DESCRIPTION
+  "Checks safetensors files with a hardened parser (strict and upstream-reference profiles), verifies model folders (shards, index, checksums), and grades other safetensors readers against a conformance corpus.")
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# What the command links dynamically on Debian 12 (OpenSSL for SHA-256).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libssl3")
+set(CPACK_PACKAGE_INSTALL_DIRECTORY stguard)
+include(CPack)

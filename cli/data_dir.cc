@@ -1,0 +1,65 @@
+#include "data_dir.h"
+
+#include <cstdlib>
+#include <system_error>
+#include <vector>
+
+namespace stguard::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool holds_data(const fs::path& root) {
+  std::error_code ec;
+  return fs::is_regular_file(root / "conformance" / "vocabulary.txt", ec);
+}
+
+}  // namespace
+
+fs::path self_executable() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path("stguard") : exe;
+}
+
+std::optional<DataDir> find_data_dir(const std::optional<std::string>& flag, std::string* error) {
+  if (flag) {
+    if (holds_data(*flag)) return DataDir{*flag, "--data-dir"};
+    *error = "--data-dir " + *flag + " holds no stguard data (no conformance/vocabulary.txt)";
+    return std::nullopt;
+  }
+  if (const char* env = std::getenv("STGUARD_DATA_DIR"); env != nullptr && *env != '\0') {
+    if (holds_data(env)) return DataDir{env, "STGUARD_DATA_DIR"};
+    *error = std::string("STGUARD_DATA_DIR=") + env +
+             " holds no stguard data (no conformance/vocabulary.txt)";
+    return std::nullopt;
+  }
+  std::vector<std::string> looked;
+  // STGUARD_INSTALLED_DATA: share/stguard relative to bin/, as installed.
+  const fs::path installed =
+      (self_executable().parent_path() / STGUARD_INSTALLED_DATA).lexically_normal();
+  if (holds_data(installed)) return DataDir{installed, "installed"};
+  looked.push_back(installed.string());
+#ifdef STGUARD_SOURCE_TREE
+  const fs::path source = STGUARD_SOURCE_TREE;
+  if (holds_data(source)) return DataDir{source, "source tree"};
+  looked.push_back(source.string());
+#endif
+  *error = "cannot find stguard's data (corpus, recipes, adapters): looked in";
+  for (const std::string& place : looked) *error += " " + place;
+  *error += "; give --data-dir DIR or set STGUARD_DATA_DIR";
+  return std::nullopt;
+}
+
+std::optional<fs::path> find_checkout(const fs::path& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  if (ec) return std::nullopt;
+  for (;;) {
+    if (holds_data(dir) && fs::is_directory(dir / "corpus", ec)) return dir;
+    if (!dir.has_parent_path() || dir.parent_path() == dir) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+}  // namespace stguard::cli

@@ -1,0 +1,101 @@
+# cmake -P script run by the `install.cli_away_from_source` ctest test: an
+# installed stguard must work with its source tree out of reach.
+#   1. copy the source tree (without build/ and .git) to WORK_DIR/src;
+#   2. build the command from the copy and `cmake --install` it into a
+#      scratch prefix; make the Debian package with cpack and list it;
+#   3. move the copy away (the path compiled into the binary no longer exists);
+#   4. from another directory, run `stguard check`, `stguard corpus list` and
+#      `stguard conform --reader stguard-strict` on the installed data.
+# Inputs: STGUARD_SOURCE_DIR WORK_DIR CXX_COMPILER
+foreach(var STGUARD_SOURCE_DIR WORK_DIR CXX_COMPILER)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "run_installed_cli_test.cmake: ${var} is not set")
+  endif()
+endforeach()
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+    WORKING_DIRECTORY "${cwd}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  message(STATUS "${what}: ok")
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(src "${WORK_DIR}/src")
+set(build "${WORK_DIR}/build")
+set(prefix "${WORK_DIR}/prefix")
+set(cwd "${WORK_DIR}")
+file(MAKE_DIRECTORY "${src}")
+file(GLOB top RELATIVE "${STGUARD_SOURCE_DIR}" "${STGUARD_SOURCE_DIR}/*")
+foreach(entry IN LISTS top)
+  if(NOT entry MATCHES "^(build|\\.git)$")
+    file(COPY "${STGUARD_SOURCE_DIR}/${entry}" DESTINATION "${src}"
+      PATTERN node_modules EXCLUDE)
+  endif()
+endforeach()
+
+run_step("configure the copy" ${CMAKE_COMMAND} -S "${src}" -B "${build}"
+  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DCMAKE_BUILD_TYPE=Release
+  -DSTGUARD_BUILD_TESTS=OFF -DSTGUARD_BUILD_FUZZERS=OFF -DCMAKE_INSTALL_PREFIX=/usr)
+run_step("build stguard" ${CMAKE_COMMAND} --build "${build}" -j2 --target stguard_cli)
+run_step("install" ${CMAKE_COMMAND} --install "${build}" --prefix "${prefix}")
+foreach(installed bin/stguard share/stguard/corpus/manifest.json
+    share/stguard/conformance/vocabulary.txt share/stguard/conformance/cases/layout.txt
+    share/stguard/conformance/adapters/stguard-strict/reader.json)
+  if(NOT EXISTS "${prefix}/${installed}")
+    message(FATAL_ERROR "install did not produce ${installed}")
+  endif()
+endforeach()
+if(EXISTS "${prefix}/share/stguard/conformance/adapters/safetensors-npm/node_modules")
+  message(FATAL_ERROR "install copied node_modules")
+endif()
+
+# The Debian package holds the command and its data.
+find_program(DPKG_DEB dpkg-deb)
+run_step("cpack" ${CMAKE_CPACK_COMMAND} -G DEB -B "${WORK_DIR}/package" --config "${build}/CPackConfig.cmake")
+file(GLOB debs "${WORK_DIR}/package/*.deb")
+list(LENGTH debs deb_count)
+if(NOT deb_count EQUAL 1)
+  message(FATAL_ERROR "cpack made ${deb_count} .deb files: ${debs}")
+endif()
+if(DPKG_DEB)
+  run_step("list the .deb" ${DPKG_DEB} -c ${debs})
+  foreach(packaged ./usr/bin/stguard ./usr/share/stguard/corpus/manifest.json)
+    string(FIND "${step_output}" "${packaged}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "the .deb lacks ${packaged}:\n${step_output}")
+    endif()
+  endforeach()
+endif()
+
+# Out of reach: the path compiled into the binary no longer exists.
+file(RENAME "${src}" "${WORK_DIR}/moved-away")
+set(cwd "${WORK_DIR}/elsewhere")
+file(MAKE_DIRECTORY "${cwd}")
+set(stguard "${prefix}/bin/stguard")
+set(data "${prefix}/share/stguard")
+run_step("stguard check" "${stguard}" check "${data}/corpus/dtypes/all-22-canonical.safetensors")
+run_step("stguard corpus list" "${stguard}" corpus list)
+string(FIND "${step_output}" "dtypes/all-22-canonical" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "corpus list does not list dtypes/all-22-canonical:\n${step_output}")
+endif()
+run_step("stguard conform --reader stguard-strict" "${stguard}" conform --reader stguard-strict
+  -j 2 --quiet --out-dir "${cwd}/reports")
+foreach(report summary.txt results.jsonl junit.xml matrix.html)
+  if(NOT EXISTS "${cwd}/reports/${report}")
+    message(FATAL_ERROR "conform wrote no ${report}")
+  endif()
+endforeach()
+# STGUARD_DATA_DIR wins over the installed data; a wrong one is an error.
+run_step("STGUARD_DATA_DIR" ${CMAKE_COMMAND} -E env "STGUARD_DATA_DIR=${data}"
+  "${stguard}" corpus list)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env "STGUARD_DATA_DIR=${cwd}" "${stguard}" corpus list
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "a STGUARD_DATA_DIR without data should be a usage error (2), got ${rc}: ${err}")
+endif()
+file(REMOVE_RECURSE "${WORK_DIR}")
