@@ -1,0 +1,218 @@
+// verify/verify.h: is a downloaded or copied model folder whole? Every
+// safetensors shard's structure, the shard index against the tensors actually
+// present, stray and symlinked files, and SHA256SUMS. The library behind
+// `stguard verify DIR`.
+//
+//   stguard::verify::VerifyOptions options;
+//   options.jobs = 4;
+//   stguard::verify::VerifyReport report =
+//       stguard::verify::verify_model_folder("/models/llama", options);
+//   if (!report.ran) { /* report.fatal: DIR missing, not a directory, ... */ }
+//   for (const stguard::verify::Finding& f : report.findings) {
+//     std::cout << f.file << ": " << stguard::verify::finding_kind_name(f.kind) << ": "
+//               << stguard::base::terminal_safe(f.message) << "\n";
+//   }
+//   std::cout << stguard::base::json_line(stguard::verify::report_to_json(report)) << "\n";
+//   return report.exit_code();  // 0 whole, 1 problems found, 2 could not run
+//
+// Read-only by construction: DIR is opened once and every file inside it is
+// opened relative to that descriptor with base::open_beneath (read-only,
+// openat2 RESOLVE_BENEATH, no symlinks unless follow_symlinks); nothing is
+// ever written, renamed or removed. Names taken from the index or from
+// SHA256SUMS are untrusted: absolute paths, "..", backslashes and NUL are
+// rejected (base::safe_relative_name) before anything is opened, and
+// resolution never leaves DIR, even when symlinks are followed. A shard's
+// structure is checked from its first 8 + N bytes; tensor data is read only
+// to hash it.
+//
+// The pieces, for readers of the module: findings.cc (the stable names),
+// verifier.cc (listing DIR, the passes in order), shards.cc (one shard),
+// index.cc (reading an index) and index_check.cc (holding it against the
+// shards), checksums.cc (the sha256sum format) and checksum_check.cc (hashing
+// on a pool), report_json.cc.
+#ifndef STGUARD_VERIFY_VERIFY_H_
+#define STGUARD_VERIFY_VERIFY_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/sha256.h"
+#include "stguard/error.h"
+
+namespace stguard::verify {
+
+// What a finding is about. Values are explicit and never reused; the names
+// (finding_kind_name) are stable: the JSON report and tests use them.
+enum class FindingKind : std::uint8_t {
+  // The folder.
+  kNoShards = 0,        // no *.safetensors file in DIR
+  kSymlink = 1,         // a symlink, not followed
+  kSymlinkEscapes = 2,  // with follow_symlinks: a symlink resolving outside DIR
+  kNotRegularFile = 3,  // a *.safetensors (or listed) name that is a directory, FIFO, ...
+  kStrayFile = 4,       // leftover of an interrupted download or copy (.part, ...)
+  kFileChanged = 5,     // a file changed while being verified (still being written?)
+  // Shards (each rejected shard gets exactly one of these).
+  kShardEmpty = 10,           // zero bytes
+  kShardTruncated = 11,       // ends before what its header describes, or preallocated zeros
+  kShardHtml = 12,            // an HTML/XML page (download error page) saved as a shard
+  kShardLfsPointer = 13,      // a Git LFS pointer file, not the content
+  kShardNotSafetensors = 14,  // another format: ZIP/pickle checkpoint, GGUF, JSON or text
+  kShardInvalid = 15,         // any other structural fault (parser reason + offset)
+  kShardUnreadable = 16,      // could not be opened or read
+  // The shard index (*.safetensors.index.json).
+  kIndexMissing = 20,       // several shards, no index
+  kIndexMalformed = 21,     // not JSON (with byte position), or not JSON text at all
+  kIndexDuplicateKey = 22,  // a key repeated in a JSON object
+  kIndexInvalid = 23,       // JSON, but not an index (no weight_map, wrong types)
+  kTensorMissing = 24,      // in weight_map, in no shard
+  kTensorExtra = 25,        // in a shard the index names, not in weight_map
+  kTensorWrongShard = 26,   // in weight_map, found in another shard than named
+  kTensorDuplicate = 27,    // the same tensor name in two or more shards
+  kIndexShardMissing = 28,  // weight_map names a shard that is not in DIR
+  kShardNotInIndex = 29,    // a shard in DIR that no index names
+  kTotalSizeMismatch = 30,  // metadata.total_size != sum of tensor byte sizes
+  kUnsafePath = 31,         // index or checksum name that could leave DIR; never opened
+  // Checksums (SHA256SUMS or --sha256 FILE).
+  kChecksumMalformed = 40,    // a line that is not sha256sum output (line number)
+  kChecksumFileMissing = 41,  // listed, not in DIR
+  kChecksumUnlisted = 42,     // a shard in DIR that the list does not cover
+  kChecksumMismatch = 43,     // content differs (expected and actual digest)
+  kChecksumUnreadable = 44,   // listed, present, but could not be hashed
+  kChecksumDuplicate = 45,    // a name listed twice
+};
+
+std::string_view finding_kind_name(FindingKind kind) noexcept;  // "shard_truncated", ...
+
+enum class Severity : std::uint8_t {
+  kError = 0,    // the folder is not proven whole: exit status 1
+  kWarning = 1,  // worth knowing, does not make the folder fail
+};
+std::string_view severity_name(Severity severity) noexcept;  // "error" | "warning"
+
+enum class Category : std::uint8_t { kFolder = 0, kShard = 1, kIndex = 2, kChecksum = 3 };
+std::string_view category_name(Category category) noexcept;  // "folder" | "shard" | ...
+
+struct Finding {
+  FindingKind kind = FindingKind::kShardInvalid;
+  Severity severity = Severity::kError;
+  Category category = Category::kFolder;
+  // The file the finding is about, relative to DIR ("model-00001-of-00002.safetensors",
+  // "SHA256SUMS"); for index findings about a tensor, the index file.
+  std::string file;
+  std::string tensor;  // tensor name, when one is involved
+  std::string shard;   // for index findings: the shard concerned (named or found)
+  std::string other;   // second shard (duplicate, wrong shard), symlink target, listed name
+  std::optional<Reason> reason;                // the parser's verdict on a shard
+  std::optional<std::uint64_t> offset;         // byte: in the shard (parser) or the index JSON
+  std::optional<std::uint64_t> line;           // line in the checksum file (1-based)
+  std::optional<std::uint64_t> expected_size;  // total_size / size a shard should have
+  std::optional<std::uint64_t> actual_size;
+  std::string expected_sha256;  // checksum mismatch
+  std::string actual_sha256;
+  // One readable sentence. Names and quotes in it come from files: show it
+  // through base::terminal_safe.
+  std::string message;
+};
+
+enum class ShardVerdict : std::uint8_t {
+  kAccept = 0,   // strict parser accepts
+  kReject = 1,   // parser rejects (reason, offset)
+  kSkipped = 2,  // not checked: symlink not followed, unreadable, not a regular file
+};
+std::string_view shard_verdict_name(ShardVerdict verdict) noexcept;  // accept|reject|skipped
+
+struct ShardReport {
+  std::string file;
+  ShardVerdict verdict = ShardVerdict::kSkipped;
+  std::optional<FindingKind> kind;  // the finding that explains a reject/skip
+  std::optional<Reason> reason;
+  std::optional<std::uint64_t> offset;
+  std::string message;
+  std::uint64_t size = 0;
+  std::uint64_t header_len = 0;
+  std::uint64_t tensors = 0;
+  std::uint64_t tensor_bytes = 0;
+  bool via_symlink = false;  // reached through a followed symlink inside DIR
+};
+
+struct IndexReport {
+  std::string file;
+  bool usable = false;        // parsed; its weight_map was compared
+  std::uint64_t entries = 0;  // weight_map entries
+  std::uint64_t shards_named = 0;
+  std::optional<std::uint64_t> total_size;     // metadata.total_size as declared
+  std::optional<std::uint64_t> computed_size;  // sum over the named shards (when all accepted)
+};
+
+struct ChecksumReport {
+  std::string file;            // "SHA256SUMS" or the --sha256 path as given
+  bool from_option = false;    // --sha256 FILE
+  std::uint64_t entries = 0;   // well-formed lines
+  std::uint64_t verified = 0;  // files whose digest matched
+  std::uint64_t failed = 0;    // missing, mismatched, unreadable
+  std::uint64_t bytes_hashed = 0;
+  double seconds = 0;  // wall time spent hashing
+  unsigned jobs = 0;   // hashing threads used
+};
+
+struct VerifyReport {
+  std::string dir;
+  bool ran = false;                 // false: could not run at all (see fatal); exit status 2
+  std::string fatal;                // why it could not run
+  std::vector<ShardReport> shards;  // by name
+  std::vector<IndexReport> indexes;
+  std::optional<ChecksumReport> checksums;  // nullopt: no SHA256SUMS and no --sha256
+  std::vector<Finding> findings;   // folder, shards, duplicates, indexes, checksums, in that order
+  std::uint64_t tensors = 0;       // in accepted shards
+  std::uint64_t tensor_bytes = 0;  // in accepted shards
+  std::uint64_t errors = 0;
+  std::uint64_t warnings = 0;
+
+  bool ok() const noexcept { return ran && errors == 0; }
+  // 0 all good, 1 problems found, 2 could not run.
+  int exit_code() const noexcept { return !ran ? 2 : (errors == 0 ? 0 : 1); }
+  std::uint64_t count(FindingKind kind) const noexcept;
+};
+
+// Every option with its default.
+struct VerifyOptions {
+  // Follow symlinks in DIR whose target stays inside DIR. Symlinks leaving DIR
+  // are never followed.
+  bool follow_symlinks = false;
+  // A checksum file in sha256sum format to use instead of DIR/SHA256SUMS
+  // (names in it are relative to DIR). The file itself may live anywhere.
+  std::optional<std::string> sha256_file;
+  // Hashing threads, the calling thread included; 0 = one per core.
+  unsigned jobs = 0;
+  base::Sha256Options hash;
+  // Called from the calling thread while files are hashed, about every
+  // progress_interval, and once with finished = true at the end. Not called
+  // when there is nothing to hash.
+  std::function<void(std::uint64_t done, std::uint64_t total, bool finished)> progress;
+  std::chrono::milliseconds progress_interval{100};
+  // Index and checksum files larger than this are rejected unread (the largest
+  // real index, 1.29M tensors, is about 100 MB).
+  std::uint64_t max_index_bytes = std::uint64_t{256} << 20;
+  std::uint64_t max_checksum_file_bytes = std::uint64_t{64} << 20;
+};
+
+// Runs every check. Never throws for anything found in DIR; ran = false (exit
+// status 2) when DIR cannot be opened or listed, or options.sha256_file
+// cannot be read.
+VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options = {});
+
+// The whole report as one JSON document: dir, ok, exit_code, fatal, shards
+// (verdict, kind, reason, offset, ...), indexes, checksums, findings (kind,
+// severity, category, file, ... only the fields that apply, message), summary
+// (counts, also per kind). Field names are stable.
+nlohmann::ordered_json report_to_json(const VerifyReport& report);
+
+}  // namespace stguard::verify
+
+#endif  // STGUARD_VERIFY_VERIFY_H_
