@@ -1,6 +1,6 @@
 // cli/verify_command.cc: `stguard verify DIR`, is a copied or downloaded
 // model folder whole? Option parsing and the two report formats; the checks
-// themselves are in model_folder.cc.
+// themselves are the verify/ library.
 #include <unistd.h>
 
 #include <chrono>
@@ -12,10 +12,25 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "model_folder.h"
+#include "verify/verify.h"
 
 namespace stguard::cli {
 namespace {
+
+using base::HashIo;
+using verify::Category;
+using verify::ChecksumReport;
+using verify::Finding;
+using verify::finding_kind_name;
+using verify::IndexReport;
+using verify::report_to_json;
+using verify::Severity;
+using verify::severity_name;
+using verify::ShardReport;
+using verify::ShardVerdict;
+using verify::verify_model_folder;
+using verify::VerifyOptions;
+using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
     "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [-j N] DIR";
