@@ -256,24 +256,15 @@ std::optional<std::string> not_json_text(std::string_view text) {
   const std::optional<base::Sniffed> sniffed = base::sniff_content(
       text.substr(0, base::kSniffBytes), text.size(), /*length_prefix_absurd=*/false);
   if (!sniffed) return std::nullopt;
-  switch (sniffed->kind) {
-    case base::ContentKind::kGitLfsPointer:
-      return sniffed->what + ", not the index (run `git lfs pull`)";
-    case base::ContentKind::kHtmlPage:
-    case base::ContentKind::kXmlDocument:
-      return sniffed->what + ", not a JSON index";
-    case base::ContentKind::kEmpty:
-    case base::ContentKind::kJsonText:
-    case base::ContentKind::kText:
-    case base::ContentKind::kZipArchive:
-    case base::ContentKind::kPickle:
-    case base::ContentKind::kGzip:
-    case base::ContentKind::kGguf:
-    case base::ContentKind::kNumpy:
-    case base::ContentKind::kHdf5:
-    case base::ContentKind::kZeros:
-      return std::nullopt;  // the JSON parser's message and position say enough
+  if (sniffed->kind == base::ContentKind::kGitLfsPointer) {
+    return sniffed->what + ", not the index (run `git lfs pull`)";
   }
+  if (sniffed->kind == base::ContentKind::kHtmlPage ||
+      sniffed->kind == base::ContentKind::kXmlDocument) {
+    return sniffed->what + ", not a JSON index";
+  }
+  // Anything else (empty, zeros, another binary format) fails as JSON at its
+  // first byte: the parser's message and position say enough.
   return std::nullopt;
 }
 
