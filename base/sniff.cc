@@ -80,24 +80,24 @@ std::optional<Sniffed> sniff_markup(std::string_view head) {
   Sniffed out;
   if (starts_with_nocase(s, "<?xml") && find_nocase(s, "<html") == std::string_view::npos) {
     out.kind = ContentKind::kXmlDocument;
-    out.description = "an XML document (a cloud storage error response?)";
+    out.what = "an XML document (a cloud storage error response?)";
     const std::size_t code = s.find("<Code>");
     const std::size_t end = code == std::string_view::npos ? code : s.find("</Code>", code);
     if (end != std::string_view::npos) {
-      out.description += " with error code " + excerpt(s.substr(code + 6, end - code - 6), 60);
+      out.what += " with error code " + excerpt(s.substr(code + 6, end - code - 6), 60);
     }
   } else {
     out.kind = ContentKind::kHtmlPage;
-    out.description = "an HTML page (a download error or login page?)";
+    out.what = "an HTML page (a download error or login page?)";
     const std::size_t title = find_nocase(s, "<title>");
     if (title != std::string_view::npos) {
       const std::size_t end = find_nocase(s.substr(title), "</title>");
       if (end != std::string_view::npos) {
-        out.description += " titled " + excerpt(s.substr(title + 7, end - 7), 80);
+        out.what += " titled " + excerpt(s.substr(title + 7, end - 7), 80);
       }
     }
   }
-  out.description += ", not safetensors: download the file again";
+  out.description = out.what + ", not safetensors: download the file again";
   return out;
 }
 
@@ -105,6 +105,7 @@ std::optional<Sniffed> sniff_lfs_pointer(std::string_view head) {
   if (!head.starts_with(kLfsMagic)) return std::nullopt;
   Sniffed out;
   out.kind = ContentKind::kGitLfsPointer;
+  out.what = "a Git LFS pointer file";
   std::size_t pos = 0;
   while (pos < head.size()) {
     std::size_t newline = head.find('\n', pos);
@@ -118,17 +119,19 @@ std::optional<Sniffed> sniff_lfs_pointer(std::string_view head) {
     if (line.starts_with("size ")) out.real_size = parse_u64(line.substr(5));
     pos = newline + 1;
   }
-  out.description = "a Git LFS pointer file, not the weights: run `git lfs pull`";
+  out.description = out.what + ", not the weights: run `git lfs pull`";
   if (out.real_size)
     out.description += "; the real file is " + std::to_string(*out.real_size) + " bytes";
   if (!out.real_sha256.empty()) out.description += ", sha256 " + out.real_sha256;
   return out;
 }
 
-Sniffed binary(ContentKind kind, std::string description) {
+// `what` names the content; `rest` completes the description.
+Sniffed described(ContentKind kind, std::string what, std::string_view rest) {
   Sniffed out;
   out.kind = kind;
-  out.description = std::move(description);
+  out.description = what + std::string(rest);
+  out.what = std::move(what);
   return out;
 }
 
@@ -172,32 +175,32 @@ std::optional<Sniffed> sniff_content(std::string_view head, std::uint64_t file_s
       ", not safetensors: convert it, and load it only if you trust where it came from (it can "
       "run code)";
   if (file_size == 0) {
-    return binary(ContentKind::kEmpty, "an empty file: nothing was downloaded or copied");
+    return described(ContentKind::kEmpty, "an empty file", ": nothing was downloaded or copied");
   }
   if (auto lfs = sniff_lfs_pointer(head)) return lfs;
   if (auto markup = sniff_markup(head)) return markup;
   if (head.starts_with("PK\x03\x04")) {
-    return binary(
-        ContentKind::kZipArchive,
-        "a ZIP archive (a PyTorch .bin/.pt checkpoint renamed?)" + std::string(kUntrusted));
+    return described(ContentKind::kZipArchive,
+                     "a ZIP archive (a PyTorch .bin/.pt checkpoint renamed?)", kUntrusted);
   }
   if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] >= 2 &&
       head[1] <= 5) {
-    return binary(ContentKind::kPickle,
-                  "a Python pickle (a PyTorch checkpoint renamed?)" + std::string(kUntrusted));
+    return described(ContentKind::kPickle, "a Python pickle (a PyTorch checkpoint renamed?)",
+                     kUntrusted);
   }
   if (head.starts_with("\x1f\x8b")) {
-    return binary(ContentKind::kGzip, "a gzip-compressed file, not safetensors: decompress it");
+    return described(ContentKind::kGzip, "a gzip-compressed file",
+                     ", not safetensors: decompress it");
   }
   if (head.starts_with("GGUF")) {
-    return binary(ContentKind::kGguf,
-                  "a GGUF model (llama.cpp), not safetensors: read it with a GGUF reader");
+    return described(ContentKind::kGguf, "a GGUF model (llama.cpp)",
+                     ", not safetensors: read it with a GGUF reader");
   }
   if (head.starts_with("\x93NUMPY")) {
-    return binary(ContentKind::kNumpy, "a NumPy .npy array, not safetensors");
+    return described(ContentKind::kNumpy, "a NumPy .npy array", ", not safetensors");
   }
   if (head.starts_with("\x89HDF\r\n\x1a\n")) {
-    return binary(ContentKind::kHdf5, "an HDF5 file (Keras .h5 weights?), not safetensors");
+    return described(ContentKind::kHdf5, "an HDF5 file (Keras .h5 weights?)", ", not safetensors");
   }
   // A real preallocated download is megabytes; a few zero bytes are just that.
   constexpr std::size_t kFewZeros = 64;
@@ -205,20 +208,21 @@ std::optional<Sniffed> sniff_content(std::string_view head, std::uint64_t file_s
     // Download tools that preallocate (aria2, some browsers) leave full-size
     // files of zeros when interrupted before writing them.
     const bool whole = head.size() == file_size;
-    return binary(
-        ContentKind::kZeros,
-        (whole ? "a file of " + std::to_string(file_size) + " zero bytes"
-               : "a file that starts with " + std::to_string(head.size()) + " zero bytes") +
-            ": space preallocated by a download or copy that never wrote it "
-            "(interrupted?): download the file again");
+    const std::string zeros = std::to_string(whole ? file_size : head.size());
+    Sniffed out;
+    out.kind = ContentKind::kZeros;
+    out.what = (whole ? "a file of " : "a file that starts with ") + zeros + " zero bytes";
+    out.description = out.what +
+                      ": space preallocated by a download or copy that never wrote it "
+                      "(interrupted?): download the file again";
+    return out;
   }
   if (length_prefix_absurd && looks_like_text(head, head.size() < file_size)) {
     const std::string_view text = skip_bom_and_space(head);
     const bool json = text.starts_with("{") || text.starts_with("[");
-    return binary(
-        json ? ContentKind::kJsonText : ContentKind::kText,
-        std::string(json ? "JSON text (an error response saved as a model file?)" : "a text file") +
-            ", not safetensors: starts with " + excerpt(text, 60));
+    return described(json ? ContentKind::kJsonText : ContentKind::kText,
+                     json ? "JSON text (an error response saved as a model file?)" : "a text file",
+                     ", not safetensors: starts with " + excerpt(text, 60));
   }
   return std::nullopt;
 }

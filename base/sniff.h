@@ -51,6 +51,11 @@ struct Sniffed {
   // file's own text (an HTML title, an error message) are cut short but not
   // otherwise escaped: show it through base::terminal_safe.
   std::string description;
+  // What the file is, as a noun phrase without the advice ("an HTML page (a
+  // download error or login page?) titled "404 Not Found"", "a Git LFS
+  // pointer file"), for files that were meant to be something other than
+  // safetensors (a shard index: "..., not a JSON index"). Same quoting rules.
+  std::string what;
   // Git LFS pointer: the size and sha256 of the real file, as the pointer says.
   std::optional<std::uint64_t> real_size;
   std::string real_sha256;  // 64 lower-case hex digits, or empty

@@ -15,10 +15,25 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
-#include "model_folder.h"
+#include "verify/verify.h"
 
 namespace stguard::cli {
 namespace {
+
+using base::HashIo;
+using verify::Category;
+using verify::ChecksumReport;
+using verify::Finding;
+using verify::finding_kind_name;
+using verify::IndexReport;
+using verify::report_to_json;
+using verify::Severity;
+using verify::severity_name;
+using verify::ShardReport;
+using verify::ShardVerdict;
+using verify::verify_model_folder;
+using verify::VerifyOptions;
+using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
     "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [-j N] DIR";

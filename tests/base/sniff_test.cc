@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 namespace stguard::base {
 namespace {
@@ -54,6 +55,35 @@ TEST(Sniff, KnownFormats) {
   const auto empty = sniff("");
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->kind, ContentKind::kEmpty);
+}
+
+// `what` names the content without the safetensors advice, for messages
+// about files meant to be something else (a shard index).
+TEST(Sniff, WhatIsTheNounPhraseTheDescriptionStartsWith) {
+  const std::string lfs = "version https://git-lfs.github.com/spec/v1\nsize 12\n";
+  const std::pair<std::string, std::string> rows[] = {
+      {"<html><head><title>Sign in</title>",
+       "an HTML page (a download error or login page?) titled \"Sign in\""},
+      {"<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code>",
+       "an XML document (a cloud storage error response?) with error code \"NoSuchKey\""},
+      {lfs, "a Git LFS pointer file"},
+      {"", "an empty file"},
+      {std::string("PK\x03\x04", 4), "a ZIP archive (a PyTorch .bin/.pt checkpoint renamed?)"},
+      {"Entry not found\n", "a text file"},
+  };
+  for (const auto& [bytes, what] : rows) {
+    const auto s = sniff(bytes);
+    ASSERT_TRUE(s) << what;
+    EXPECT_EQ(s->what, what);
+    EXPECT_TRUE(s->description.starts_with(s->what)) << s->description;
+    EXPECT_GT(s->description.size(), s->what.size()) << s->description;
+  }
+  const auto zeros = sniff(std::string(100, '\0'));
+  ASSERT_TRUE(zeros);
+  EXPECT_EQ(zeros->what, "a file of 100 zero bytes");
+  const auto some_zeros = sniff(std::string(kSniffBytes + 1, '\0'));
+  ASSERT_TRUE(some_zeros);
+  EXPECT_EQ(some_zeros->what, "a file that starts with 4096 zero bytes");
 }
 
 TEST(Sniff, LeavesSafetensorsAndTextWithASaneLengthAlone) {

@@ -1,29 +1,37 @@
-// cli/model_folder.h: verify a downloaded or copied model folder: every
+// verify/verify.h: is a downloaded or copied model folder whole? Every
 // safetensors shard's structure, the shard index against the tensors actually
-// present, stray and symlinked files, and SHA256SUMS. The logic behind
-// `stguard verify DIR`, usable on its own (tests call it directly).
+// present, stray and symlinked files, and SHA256SUMS. The library behind
+// `stguard verify DIR`.
 //
-//   stguard::cli::VerifyOptions options;
+//   stguard::verify::VerifyOptions options;
 //   options.jobs = 4;
-//   stguard::cli::VerifyReport report =
-//       stguard::cli::verify_model_folder("/models/llama", options);
+//   stguard::verify::VerifyReport report =
+//       stguard::verify::verify_model_folder("/models/llama", options);
 //   if (!report.ran) { /* report.fatal: DIR missing, not a directory, ... */ }
-//   for (const stguard::cli::Finding& f : report.findings) {
-//     std::cout << f.file << ": " << stguard::cli::finding_kind_name(f.kind) << ": "
-//               << f.message << "\n";
+//   for (const stguard::verify::Finding& f : report.findings) {
+//     std::cout << f.file << ": " << stguard::verify::finding_kind_name(f.kind) << ": "
+//               << stguard::base::terminal_safe(f.message) << "\n";
 //   }
-//   return report.ok() ? 0 : 1;
+//   std::cout << stguard::base::json_line(stguard::verify::report_to_json(report)) << "\n";
+//   return report.exit_code();  // 0 whole, 1 problems found, 2 could not run
 //
-// Read-only by construction: DIR is opened once, every file inside it is
-// opened relative to that descriptor with O_RDONLY | O_CLOEXEC | O_NOFOLLOW
-// (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), nothing is ever written,
-// renamed or removed. Names taken from the index or from SHA256SUMS are
-// untrusted: absolute paths, "..", backslashes and NUL are rejected before
-// anything is opened, and resolution can never leave DIR, even when symlinks
-// are followed (follow_symlinks). Shard structure is checked from the first
-// 8 + N bytes of each shard; tensor data is read only to hash it.
-#ifndef STGUARD_CLI_MODEL_FOLDER_H_
-#define STGUARD_CLI_MODEL_FOLDER_H_
+// Read-only by construction: DIR is opened once and every file inside it is
+// opened relative to that descriptor with base::open_beneath (read-only,
+// openat2 RESOLVE_BENEATH, no symlinks unless follow_symlinks); nothing is
+// ever written, renamed or removed. Names taken from the index or from
+// SHA256SUMS are untrusted: absolute paths, "..", backslashes and NUL are
+// rejected (base::safe_relative_name) before anything is opened, and
+// resolution never leaves DIR, even when symlinks are followed. A shard's
+// structure is checked from its first 8 + N bytes; tensor data is read only
+// to hash it.
+//
+// The pieces, for readers of the module: findings.cc (the stable names),
+// verifier.cc (listing DIR, the passes in order), shards.cc (one shard),
+// index.cc (reading an index) and index_check.cc (holding it against the
+// shards), checksums.cc (the sha256sum format) and checksum_check.cc (hashing
+// on a pool), report_json.cc.
+#ifndef STGUARD_VERIFY_VERIFY_H_
+#define STGUARD_VERIFY_VERIFY_H_
 
 #include <chrono>
 #include <cstdint>
@@ -34,13 +42,13 @@
 #include <string_view>
 #include <vector>
 
-#include "sha256_file.h"
+#include "base/sha256.h"
 #include "stguard/error.h"
 
-namespace stguard::cli {
+namespace stguard::verify {
 
-// What a finding is about. The names (finding_kind_name) are stable: the JSON
-// report and tests use them.
+// What a finding is about. Values are explicit and never reused; the names
+// (finding_kind_name) are stable: the JSON report and tests use them.
 enum class FindingKind : std::uint8_t {
   // The folder.
   kNoShards = 0,        // no *.safetensors file in DIR
@@ -51,10 +59,10 @@ enum class FindingKind : std::uint8_t {
   kFileChanged = 5,     // a file changed while being verified (still being written?)
   // Shards (each rejected shard gets exactly one of these).
   kShardEmpty = 10,           // zero bytes
-  kShardTruncated = 11,       // ends before what its header describes
+  kShardTruncated = 11,       // ends before what its header describes, or preallocated zeros
   kShardHtml = 12,            // an HTML/XML page (download error page) saved as a shard
   kShardLfsPointer = 13,      // a Git LFS pointer file, not the content
-  kShardNotSafetensors = 14,  // another format: ZIP/pickle checkpoint, JSON or text
+  kShardNotSafetensors = 14,  // another format: ZIP/pickle checkpoint, GGUF, JSON or text
   kShardInvalid = 15,         // any other structural fault (parser reason + offset)
   kShardUnreadable = 16,      // could not be opened or read
   // The shard index (*.safetensors.index.json).
@@ -79,7 +87,7 @@ enum class FindingKind : std::uint8_t {
   kChecksumDuplicate = 45,    // a name listed twice
 };
 
-std::string_view finding_kind_name(FindingKind kind) noexcept;
+std::string_view finding_kind_name(FindingKind kind) noexcept;  // "shard_truncated", ...
 
 enum class Severity : std::uint8_t {
   kError = 0,    // the folder is not proven whole: exit status 1
@@ -107,7 +115,9 @@ struct Finding {
   std::optional<std::uint64_t> actual_size;
   std::string expected_sha256;  // checksum mismatch
   std::string actual_sha256;
-  std::string message;  // one readable sentence; names come from files: print with care
+  // One readable sentence. Names and quotes in it come from files: show it
+  // through base::terminal_safe.
+  std::string message;
 };
 
 enum class ShardVerdict : std::uint8_t {
@@ -158,7 +168,7 @@ struct VerifyReport {
   std::vector<ShardReport> shards;  // by name
   std::vector<IndexReport> indexes;
   std::optional<ChecksumReport> checksums;  // nullopt: no SHA256SUMS and no --sha256
-  std::vector<Finding> findings;
+  std::vector<Finding> findings;   // folder, shards, duplicates, indexes, checksums, in that order
   std::uint64_t tensors = 0;       // in accepted shards
   std::uint64_t tensor_bytes = 0;  // in accepted shards
   std::uint64_t errors = 0;
@@ -170,6 +180,7 @@ struct VerifyReport {
   std::uint64_t count(FindingKind kind) const noexcept;
 };
 
+// Every option with its default.
 struct VerifyOptions {
   // Follow symlinks in DIR whose target stays inside DIR. Symlinks leaving DIR
   // are never followed.
@@ -177,9 +188,9 @@ struct VerifyOptions {
   // A checksum file in sha256sum format to use instead of DIR/SHA256SUMS
   // (names in it are relative to DIR). The file itself may live anywhere.
   std::optional<std::string> sha256_file;
-  // Hashing threads; 0 = one per core.
+  // Hashing threads, the calling thread included; 0 = one per core.
   unsigned jobs = 0;
-  Sha256Options hash;
+  base::Sha256Options hash;
   // Called from the calling thread while files are hashed, about every
   // progress_interval, and once with finished = true at the end. Not called
   // when there is nothing to hash.
@@ -191,33 +202,17 @@ struct VerifyOptions {
   std::uint64_t max_checksum_file_bytes = std::uint64_t{64} << 20;
 };
 
-// Runs every check. Never throws for anything found in DIR; a DIR that cannot
-// be listed gives ran = false.
+// Runs every check. Never throws for anything found in DIR; ran = false (exit
+// status 2) when DIR cannot be opened or listed, or options.sha256_file
+// cannot be read.
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options = {});
 
-// The whole report as one JSON document: dir, ok, shards (verdict, reason,
-// offset, ...), indexes, checksums, findings (kind, severity, category, file,
-// ... only the fields that apply), summary counts (also per kind).
+// The whole report as one JSON document: dir, ok, exit_code, fatal, shards
+// (verdict, kind, reason, offset, ...), indexes, checksums, findings (kind,
+// severity, category, file, ... only the fields that apply, message), summary
+// (counts, also per kind). Field names are stable.
 nlohmann::ordered_json report_to_json(const VerifyReport& report);
 
-// A name from an index or a checksum list made safe to open relative to DIR:
-// "./a/b" -> "a/b". nullopt (and *why set) for an empty name, NUL, backslash,
-// an absolute path, a ".." component, or a name that is DIR itself.
-std::optional<std::string> safe_relative_name(std::string_view name, std::string* why);
+}  // namespace stguard::verify
 
-// One parsed line of a sha256sum-format file.
-struct ChecksumLine {
-  std::uint64_t line = 0;
-  std::string name;  // as written, after undoing the '\' escapes
-  Sha256Digest digest{};
-  bool binary = false;  // '*' marker
-};
-// Parses sha256sum / `sha256sum --tag` (BSD "SHA256 (name) = hex") output.
-// Comment ('#') and blank lines are skipped like coreutils does; a trailing
-// CR is dropped. Malformed lines are returned in *malformed as (line, why).
-std::vector<ChecksumLine> parse_checksum_file(
-    std::string_view text, std::vector<std::pair<std::uint64_t, std::string>>* malformed);
-
-}  // namespace stguard::cli
-
-#endif  // STGUARD_CLI_MODEL_FOLDER_H_
+#endif  // STGUARD_VERIFY_VERIFY_H_

@@ -1,0 +1,70 @@
+// tests/cli/verify_cli_test.cc: `stguard verify` end to end (STGUARD_CLI_PATH):
+// exit statuses, one line per finding, the JSON document, usage errors. The
+// folders come from tests/verify/folder_builder.h; the checks themselves are
+// tested through the library in tests/verify/.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "folder_builder.h"
+#include "run_cli.h"
+#include "temp_dir.h"
+
+namespace {
+
+using stguard_test::kShard3;
+using stguard_test::TempDir;
+using stguard_test::truncate_file;
+using stguard_test::write_good_model;
+using stguard_test::write_sums;
+
+// `stguard verify args...`
+stguard_test::CliRun run_verify_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "verify");
+  return stguard_test::run_cli(args);
+}
+
+TEST(VerifyCli, GoodFolderExitsZero) {
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  const stguard_test::CliRun text = run_verify_cli({dir.path().string()});
+  EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 1) << text.out;  // summary only
+  const stguard_test::CliRun json = run_verify_cli({"--json", "-j", "2", dir.path().string()});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["ok"], true);
+  EXPECT_EQ(doc["checksums"]["verified"], 6);
+  EXPECT_TRUE(json.err.empty()) << json.err;  // no progress bar when not a TTY
+}
+
+TEST(VerifyCli, ProblemsExitOneOneLinePerFinding) {
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  truncate_file(dir.file(kShard3), 100);
+  const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  // shard_truncated + checksum_mismatch + summary.
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 3) << run.out;
+  EXPECT_NE(run.out.find("shard_truncated"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("HEADER_LENGTH_EXCEEDS_FILE at byte 0"), std::string::npos) << run.out;
+}
+
+TEST(VerifyCli, CouldNotRunAndUsageExitTwo) {
+  const TempDir dir;
+  EXPECT_EQ(run_verify_cli({dir.file("absent")}).exit_code, 2);
+  EXPECT_EQ(run_verify_cli({}).exit_code, 2);
+  EXPECT_EQ(run_verify_cli({"--bogus", dir.path().string()}).exit_code, 2);
+  EXPECT_EQ(run_verify_cli({"-j", "0", dir.path().string()}).exit_code, 2);
+  EXPECT_EQ(run_verify_cli({"--sha256", dir.file("absent"), dir.path().string()}).exit_code, 2);
+  const stguard_test::CliRun help = run_verify_cli({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("usage:"), std::string::npos);
+}
+
+}  // namespace

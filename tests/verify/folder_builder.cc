@@ -1,0 +1,146 @@
+// tests/verify/folder_builder.cc: the folders and report helpers of folder_builder.h.
+#include "folder_builder.h"
+
+#include <gtest/gtest.h>
+#include <stguard/stguard.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "base/sha256.h"
+
+namespace stguard_test {
+
+namespace fs = std::filesystem;
+using stguard::verify::Finding;
+using stguard::verify::finding_kind_name;
+using stguard::verify::FindingKind;
+using stguard::verify::Severity;
+using stguard::verify::VerifyOptions;
+using stguard::verify::VerifyReport;
+
+std::vector<std::uint8_t> bytes_of(std::string_view s) {
+  return std::vector<std::uint8_t>(s.begin(), s.end());
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::uint8_t> make_shard(const std::vector<std::string>& names) {
+  std::vector<std::vector<std::uint8_t>> data;
+  std::vector<stguard::TensorToWrite> tensors;
+  data.reserve(names.size());
+  for (const std::string& name : names) {
+    std::vector<std::uint8_t> bytes(16);
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      bytes[i] =
+          static_cast<std::uint8_t>(name.size() * 7 + i + static_cast<unsigned char>(name[0]));
+    }
+    data.push_back(std::move(bytes));
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    tensors.push_back({names[i], stguard::Dtype::kF32, {4}, data[i]});
+  }
+  stguard::Result<std::vector<std::uint8_t>> file =
+      stguard::write_safetensors(tensors, {{"format", "pt"}});
+  if (!file) std::abort();
+  return *file;
+}
+
+const std::map<std::string, std::vector<std::string>>& good_layout() {
+  static const std::map<std::string, std::vector<std::string>> layout = {
+      {kShard1, {"model.embed.weight", "model.layers.0.w"}},
+      {kShard2, {"model.layers.1.w", "model.layers.2.w"}},
+      {kShard3, {"lm_head.weight"}},
+  };
+  return layout;
+}
+
+std::string index_text(const std::vector<std::pair<std::string, std::string>>& weight_map,
+                       std::optional<std::uint64_t> total_size) {
+  nlohmann::ordered_json doc;
+  doc["metadata"] = nlohmann::ordered_json::object();
+  if (total_size) doc["metadata"]["total_size"] = *total_size;
+  doc["weight_map"] = nlohmann::ordered_json::object();
+  for (const auto& [tensor, shard] : weight_map) doc["weight_map"][tensor] = shard;
+  return doc.dump(2);
+}
+
+std::vector<std::pair<std::string, std::string>> good_weight_map() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [shard, names] : good_layout()) {
+    for (const std::string& name : names) out.emplace_back(name, shard);
+  }
+  return out;
+}
+
+void write_sums(const TempDir& dir) {
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir.path())) {
+    if (!e.is_regular_file() || e.is_symlink()) continue;
+    const std::string name = e.path().filename().string();
+    if (name == "SHA256SUMS") continue;
+    names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::string text;
+  for (const std::string& name : names) {
+    text += stguard::base::sha256_hex(slurp(dir.file(name))) + "  " + name + "\n";
+  }
+  dir.write("SHA256SUMS", bytes_of(text));
+}
+
+void write_good_model(const TempDir& dir) {
+  for (const auto& [shard, names] : good_layout()) dir.write(shard, make_shard(names));
+  dir.write(kIndex, bytes_of(index_text(good_weight_map(), kGoodTotalSize)));
+  dir.write("config.json", bytes_of(R"({"model_type": "llama"})"));
+  dir.write("tokenizer.json", bytes_of(R"({"version": "1.0"})"));
+}
+
+VerifyReport verify(const TempDir& dir, VerifyOptions options) {
+  options.jobs = options.jobs == 0 ? 2 : options.jobs;
+  return stguard::verify::verify_model_folder(dir.path().string(), options);
+}
+
+std::multiset<std::string> error_kinds(const VerifyReport& report) {
+  std::multiset<std::string> out;
+  for (const Finding& f : report.findings) {
+    if (f.severity == Severity::kError) out.insert(std::string(finding_kind_name(f.kind)));
+  }
+  return out;
+}
+
+std::string describe(const VerifyReport& report) {
+  std::string out = report.fatal;
+  for (const Finding& f : report.findings) {
+    out += "\n  " + std::string(finding_kind_name(f.kind)) + " " + f.file + ": " + f.message;
+  }
+  return out;
+}
+
+const Finding* find(const VerifyReport& report, FindingKind kind) {
+  for (const Finding& f : report.findings) {
+    if (f.kind == kind) return &f;
+  }
+  return nullptr;
+}
+
+const stguard::verify::ShardReport* shard(const VerifyReport& report, const std::string& name) {
+  for (const auto& s : report.shards) {
+    if (s.file == name) return &s;
+  }
+  return nullptr;
+}
+
+void truncate_file(const std::string& path, std::uint64_t size) {
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(size)), 0);
+}
+
+}  // namespace stguard_test

@@ -1,0 +1,273 @@
+// verify/checksum_check.cc: SHA256SUMS (or --sha256 FILE) held against DIR:
+// malformed, unsafe and duplicate lines, files listed but missing, shards not
+// listed, and every listed file hashed on a pool of threads, largest first.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "base/file_io.h"
+#include "base/parallel.h"
+#include "base/path.h"
+#include "base/sandbox.h"
+#include "base/sha256.h"
+#include "verify/checksums.h"
+#include "verify/findings.h"
+#include "verify/verifier.h"
+
+namespace stguard::verify {
+namespace {
+
+struct HashJob {
+  std::size_t entry = 0;  // index into the checksum lines
+  std::string name;       // normalised relative name
+  std::uint64_t size = 0;
+};
+
+struct HashResult {
+  base::Sha256Outcome outcome;
+  int open_err = 0;
+  bool changed = false;  // between the fstat before hashing and the one after
+  std::optional<FileStamp> stamp;
+};
+
+HashResult hash_one(const Verification& v, const HashJob& job, std::atomic<std::uint64_t>* done) {
+  HashResult result;
+  const base::Opened o = base::open_beneath(v.folder.dir.get(), job.name,
+                                            {.follow_symlinks = v.options.follow_symlinks});
+  if (!o.fd) {
+    result.open_err = o.err;
+    return result;
+  }
+  struct stat before {};
+  struct stat after {};
+  const bool stat_before = ::fstat(o.fd.get(), &before) == 0;
+  result.outcome = base::sha256_fd(o.fd.get(), v.options.hash, done);
+  const bool stat_after = ::fstat(o.fd.get(), &after) == 0;
+  if (stat_before && stat_after) {
+    result.stamp = stamp_of(before);
+    result.changed = !(stamp_of(before) == stamp_of(after));
+  }
+  return result;
+}
+
+// Hashes the jobs on base::parallel_for_each, largest files first so that
+// one big file started last does not leave the other threads idle at the end.
+std::vector<HashResult> hash_all(const Verification& v, const std::vector<HashJob>& jobs,
+                                 ChecksumReport* cr) {
+  std::vector<HashResult> results(jobs.size());
+  if (jobs.empty()) return results;
+  std::vector<std::size_t> order(jobs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return jobs[a].size > jobs[b].size; });
+  std::uint64_t total = 0;
+  for (const HashJob& job : jobs) total += job.size;
+
+  std::atomic<std::uint64_t> done{0};
+  base::ParallelOptions parallel;
+  parallel.jobs = v.options.jobs;
+  parallel.tick_interval = v.options.progress_interval;
+  if (v.options.progress) {
+    parallel.on_tick = [&] {
+      v.options.progress(done.load(std::memory_order_relaxed), total, false);
+    };
+  }
+  const auto start = std::chrono::steady_clock::now();
+  cr->jobs = base::parallel_for_each(order.size(), parallel, [&](std::size_t k) {
+    results[order[k]] = hash_one(v, jobs[order[k]], &done);
+  });
+  if (v.options.progress) v.options.progress(done.load(), total, true);
+  cr->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cr->bytes_hashed = done.load();
+  return results;
+}
+
+// The name the findings give the list, with its text read into
+// v.checksum_text; nullopt when there is nothing to check (no list, a symlink
+// not followed, or an unreadable list, which gets a finding).
+std::optional<std::string> read_checksum_list(Verification& v) {
+  if (v.options.sha256_file) return *v.options.sha256_file;  // read before anything else
+  const auto it = v.folder.by_name.find(std::string(kChecksumName));
+  if (it == v.folder.by_name.end()) return std::nullopt;
+  const Entry& e = v.folder.entries[it->second];
+  ChecksumReport cr;
+  cr.file = e.name;
+  if (e.type == EntryType::kSymlink && !v.options.follow_symlinks) {
+    v.report.checksums = cr;  // the symlink finding says why nothing was checked
+    return std::nullopt;
+  }
+  const base::Opened o = base::open_beneath(v.folder.dir.get(), e.name,
+                                            {.follow_symlinks = v.options.follow_symlinks});
+  const std::string err =
+      o.fd ? base::read_fd(o.fd.get(), v.options.max_checksum_file_bytes, &v.checksum_text)
+           : base::open_error_text(o.err);
+  if (!err.empty()) {
+    v.report.checksums = cr;
+    v.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, e.name,
+                       "cannot read the checksum list: " + err));
+    return std::nullopt;
+  }
+  return e.name;
+}
+
+// Checks each line's name and opens what it names: the files to hash. Adds
+// *listed with the (normalised) names listed.
+std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
+                                  const std::vector<ChecksumLine>& lines, ChecksumReport& cr,
+                                  std::set<std::string>* listed_names) {
+  std::vector<HashJob> jobs;
+  std::map<std::string, std::pair<std::uint64_t, base::Sha256Digest>> listed;  // first line
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const ChecksumLine& line = lines[i];
+    std::string why;
+    std::optional<std::string> name = base::safe_relative_name(line.name, &why);
+    if (!name) {
+      Finding f = make_finding(FindingKind::kUnsafePath, Category::kChecksum, source,
+                               "line " + std::to_string(line.line) + ": " + in_quotes(line.name) +
+                                   ": " + why + "; not opened");
+      f.line = line.line;
+      f.other = line.name;
+      v.add(std::move(f));
+      ++cr.failed;
+      continue;
+    }
+    const auto [it, inserted] = listed.emplace(*name, std::make_pair(line.line, line.digest));
+    if (!inserted) {
+      const bool same = it->second.second == line.digest;
+      Finding f =
+          make_finding(FindingKind::kChecksumDuplicate, Category::kChecksum, source,
+                       "line " + std::to_string(line.line) + ": " + in_quotes(*name) +
+                           " is already listed on line " + std::to_string(it->second.first) +
+                           (same ? " (same digest)" : " with a different digest"),
+                       same ? Severity::kWarning : Severity::kError);
+      f.line = line.line;
+      f.other = *name;
+      v.add(std::move(f));
+      continue;
+    }
+    if (!cr.from_option && *name == kChecksumName) {
+      Finding f = make_finding(FindingKind::kChecksumDuplicate, Category::kChecksum, source,
+                               "line " + std::to_string(line.line) +
+                                   ": the list names itself, which no list can do correctly "
+                                   "(written with `sha256sum * > SHA256SUMS`?); entry ignored",
+                               Severity::kWarning);
+      f.line = line.line;
+      f.other = *name;
+      v.add(std::move(f));
+      continue;
+    }
+    const base::Opened o = base::open_beneath(v.folder.dir.get(), *name,
+                                              {.follow_symlinks = v.options.follow_symlinks});
+    if (!o.fd) {
+      const bool missing = o.err == ENOENT;
+      Finding f = make_finding(
+          missing ? FindingKind::kChecksumFileMissing : FindingKind::kChecksumUnreadable,
+          Category::kChecksum, *name,
+          std::string(missing ? "listed" : "listed, but") + " on line " +
+              std::to_string(line.line) + " of " + source + ", " +
+              (missing ? "but not in DIR" : base::open_error_text(o.err)));
+      f.line = line.line;
+      v.add(std::move(f));
+      ++cr.failed;
+      continue;
+    }
+    struct stat st {};
+    if (::fstat(o.fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, *name,
+                               "listed on line " + std::to_string(line.line) + " of " + source +
+                                   ", but not a regular file");
+      f.line = line.line;
+      v.add(std::move(f));
+      ++cr.failed;
+      continue;
+    }
+    jobs.push_back(HashJob{i, *name, static_cast<std::uint64_t>(st.st_size)});
+  }
+  for (const auto& item : listed) listed_names->insert(item.first);
+  return jobs;
+}
+
+// The findings for one hashed file; true when its digest matched.
+bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
+                const ChecksumLine& line, const HashResult& result) {
+  if (result.open_err != 0 || !result.outcome.ok()) {
+    Finding f = make_finding(
+        FindingKind::kChecksumUnreadable, Category::kChecksum, job.name,
+        "could not be hashed: " +
+            (result.open_err != 0 ? base::open_error_text(result.open_err) : result.outcome.error));
+    f.line = line.line;
+    v.add(std::move(f));
+    return false;
+  }
+  // A shard whose identity differs from when its structure was checked.
+  const auto checked = v.shard_stamps.find(job.name);
+  const bool changed_since_check =
+      checked != v.shard_stamps.end() && result.stamp && !(checked->second == *result.stamp);
+  if (result.changed || changed_since_check) {
+    v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
+                       "changed while being verified (still being written or copied?): check "
+                       "again once the transfer has finished"));
+  }
+  if (result.outcome.digest != line.digest) {
+    Finding f = make_finding(FindingKind::kChecksumMismatch, Category::kChecksum, job.name,
+                             "SHA-256 mismatch: " + source + " line " + std::to_string(line.line) +
+                                 " expects " + base::to_hex(line.digest) + ", the file has " +
+                                 base::to_hex(result.outcome.digest));
+    f.line = line.line;
+    f.expected_sha256 = base::to_hex(line.digest);
+    f.actual_sha256 = base::to_hex(result.outcome.digest);
+    f.actual_size = result.outcome.bytes;
+    v.add(std::move(f));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void check_checksums(Verification& v) {
+  const std::optional<std::string> source = read_checksum_list(v);
+  if (!source) return;
+  ChecksumReport cr;
+  cr.file = *source;
+  cr.from_option = v.options.sha256_file.has_value();
+
+  std::vector<std::pair<std::uint64_t, std::string>> malformed;
+  const std::vector<ChecksumLine> lines = parse_checksum_file(v.checksum_text, &malformed);
+  for (auto& [line, why] : malformed) {
+    Finding f = make_finding(FindingKind::kChecksumMalformed, Category::kChecksum, *source,
+                             "line " + std::to_string(line) + ": " + why);
+    f.line = line;
+    v.add(std::move(f));
+  }
+  cr.entries = lines.size();
+
+  std::set<std::string> listed;
+  const std::vector<HashJob> jobs = plan_hashing(v, *source, lines, cr, &listed);
+  // Shards the list does not cover: their content is unverified.
+  for (const ShardReport& shard : v.report.shards) {
+    // A directory or FIFO named like a shard has its own finding.
+    if (listed.count(shard.file) != 0 || shard.kind == FindingKind::kNotRegularFile) continue;
+    v.add(make_finding(FindingKind::kChecksumUnlisted, Category::kChecksum, shard.file,
+                       "is not listed in " + *source + ": its content cannot be verified"));
+  }
+
+  const std::vector<HashResult> results = hash_all(v, jobs, &cr);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (judge_hash(v, *source, jobs[j], lines[jobs[j].entry], results[j])) {
+      ++cr.verified;
+    } else {
+      ++cr.failed;
+    }
+  }
+  v.report.checksums = cr;
+}
+
+}  // namespace stguard::verify

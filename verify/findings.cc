@@ -1,0 +1,132 @@
+// verify/findings.cc: the stable names of finding kinds, severities,
+// categories and shard verdicts, and building a finding.
+#include "verify/findings.h"
+
+#include <utility>
+
+namespace stguard::verify {
+
+std::string_view finding_kind_name(FindingKind kind) noexcept {
+  switch (kind) {
+    case FindingKind::kNoShards:
+      return "no_shards";
+    case FindingKind::kSymlink:
+      return "symlink";
+    case FindingKind::kSymlinkEscapes:
+      return "symlink_escapes";
+    case FindingKind::kNotRegularFile:
+      return "not_regular_file";
+    case FindingKind::kStrayFile:
+      return "stray_file";
+    case FindingKind::kFileChanged:
+      return "file_changed";
+    case FindingKind::kShardEmpty:
+      return "shard_empty";
+    case FindingKind::kShardTruncated:
+      return "shard_truncated";
+    case FindingKind::kShardHtml:
+      return "shard_html";
+    case FindingKind::kShardLfsPointer:
+      return "shard_lfs_pointer";
+    case FindingKind::kShardNotSafetensors:
+      return "shard_not_safetensors";
+    case FindingKind::kShardInvalid:
+      return "shard_invalid";
+    case FindingKind::kShardUnreadable:
+      return "shard_unreadable";
+    case FindingKind::kIndexMissing:
+      return "index_missing";
+    case FindingKind::kIndexMalformed:
+      return "index_malformed";
+    case FindingKind::kIndexDuplicateKey:
+      return "index_duplicate_key";
+    case FindingKind::kIndexInvalid:
+      return "index_invalid";
+    case FindingKind::kTensorMissing:
+      return "tensor_missing";
+    case FindingKind::kTensorExtra:
+      return "tensor_extra";
+    case FindingKind::kTensorWrongShard:
+      return "tensor_wrong_shard";
+    case FindingKind::kTensorDuplicate:
+      return "tensor_duplicate";
+    case FindingKind::kIndexShardMissing:
+      return "index_shard_missing";
+    case FindingKind::kShardNotInIndex:
+      return "shard_not_in_index";
+    case FindingKind::kTotalSizeMismatch:
+      return "total_size_mismatch";
+    case FindingKind::kUnsafePath:
+      return "unsafe_path";
+    case FindingKind::kChecksumMalformed:
+      return "checksum_malformed";
+    case FindingKind::kChecksumFileMissing:
+      return "checksum_file_missing";
+    case FindingKind::kChecksumUnlisted:
+      return "checksum_unlisted";
+    case FindingKind::kChecksumMismatch:
+      return "checksum_mismatch";
+    case FindingKind::kChecksumUnreadable:
+      return "checksum_unreadable";
+    case FindingKind::kChecksumDuplicate:
+      return "checksum_duplicate";
+  }
+  return "unknown";
+}
+
+std::string_view severity_name(Severity severity) noexcept {
+  switch (severity) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+  }
+  return "error";
+}
+
+std::string_view category_name(Category category) noexcept {
+  switch (category) {
+    case Category::kFolder:
+      return "folder";
+    case Category::kShard:
+      return "shard";
+    case Category::kIndex:
+      return "index";
+    case Category::kChecksum:
+      return "checksum";
+  }
+  return "folder";
+}
+
+std::string_view shard_verdict_name(ShardVerdict verdict) noexcept {
+  switch (verdict) {
+    case ShardVerdict::kAccept:
+      return "accept";
+    case ShardVerdict::kReject:
+      return "reject";
+    case ShardVerdict::kSkipped:
+      return "skipped";
+  }
+  return "skipped";
+}
+
+std::uint64_t VerifyReport::count(FindingKind kind) const noexcept {
+  std::uint64_t n = 0;
+  for (const Finding& f : findings) n += f.kind == kind ? 1 : 0;
+  return n;
+}
+
+Finding make_finding(FindingKind kind, Category category, std::string file, std::string message,
+                     Severity severity) {
+  Finding f;
+  f.kind = kind;
+  f.category = category;
+  f.file = std::move(file);
+  f.message = std::move(message);
+  f.severity = severity;
+  return f;
+}
+
+std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+}  // namespace stguard::verify

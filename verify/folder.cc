@@ -1,0 +1,188 @@
+// verify/folder.cc: listing DIR, symlinks and stray files.
+#include "verify/folder.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "base/sandbox.h"
+#include "verify/findings.h"
+
+namespace stguard::verify {
+namespace {
+
+// The names in the directory open on `dir_fd` (which stays open), "." and
+// ".." left out. False, with *err set, when reading it fails.
+bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err) {
+  // fdopendir takes ownership of its descriptor: give it a second one.
+  const int dup = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dup < 0) {
+    *err = base::errno_text(errno);
+    return false;
+  }
+  DIR* d = ::fdopendir(dup);
+  if (d == nullptr) {
+    *err = base::errno_text(errno);
+    ::close(dup);
+    return false;
+  }
+  while (true) {
+    errno = 0;
+    const dirent* ent = ::readdir(d);
+    if (ent == nullptr) {
+      if (errno != 0) {
+        *err = base::errno_text(errno);
+        ::closedir(d);
+        return false;
+      }
+      break;
+    }
+    const std::string_view name = ent->d_name;
+    if (name == "." || name == "..") continue;
+    names->emplace_back(name);
+  }
+  ::closedir(d);
+  return true;
+}
+
+Entry entry_of(int dir_fd, std::string name) {
+  Entry e;
+  e.name = std::move(name);
+  struct stat st {};
+  if (::fstatat(dir_fd, e.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    e.type = EntryType::kOther;
+  } else if (S_ISREG(st.st_mode)) {
+    e.type = EntryType::kRegular;
+  } else if (S_ISLNK(st.st_mode)) {
+    e.type = EntryType::kSymlink;
+    char target[4096];
+    const ssize_t n = ::readlinkat(dir_fd, e.name.c_str(), target, sizeof target);
+    if (n > 0) e.link_target.assign(target, static_cast<std::size_t>(n));
+  } else if (S_ISDIR(st.st_mode)) {
+    e.type = EntryType::kDirectory;
+  }
+  if (e.name.ends_with(kIndexSuffix)) {
+    e.role = Role::kIndex;
+  } else if (e.name.ends_with(kShardSuffix)) {
+    e.role = Role::kShard;
+  } else if (e.name == kChecksumName) {
+    e.role = Role::kChecksums;
+  }
+  return e;
+}
+
+// Why `name` looks like the leftover of an interrupted download or copy.
+std::optional<std::string> stray_reason(std::string_view name) {
+  struct Suffix {
+    std::string_view suffix;
+    std::string_view why;
+  };
+  static constexpr Suffix kSuffixes[] = {
+      {".incomplete", "an unfinished Hugging Face download (.incomplete)"},
+      {".part", "an unfinished download (.part)"},
+      {".partial", "an unfinished download (.partial)"},
+      {".crdownload", "an unfinished Chrome download (.crdownload)"},
+      {".download", "an unfinished Safari download (.download)"},
+      {".aria2", "the control file of an unfinished aria2 download (.aria2)"},
+      {".filepart", "an unfinished WinSCP transfer (.filepart)"},
+      {".tmp", "a temporary file left by an interrupted download or copy (.tmp)"},
+      {".temp", "a temporary file left by an interrupted download or copy (.temp)"},
+  };
+  for (const Suffix& s : kSuffixes) {
+    if (name.ends_with(s.suffix) && name.size() > s.suffix.size()) return std::string(s.why);
+  }
+  if (name.find(kShardSuffix) != std::string_view::npos && !name.ends_with(kShardSuffix) &&
+      !name.ends_with(kIndexSuffix)) {
+    if (name.starts_with(".")) {
+      return std::string("a hidden copy of a shard (the temporary file of an interrupted rsync?)");
+    }
+    return std::string(
+        "a partial, backup or duplicate copy of a shard (e.g. wget's .1 suffix); "
+        "not checked as a shard");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Listing> open_folder(const std::string& dir, std::string* fatal) {
+  Listing out;
+  out.dir = base::UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+  if (!out.dir) {
+    const int err = errno;
+    if (err == ENOENT) {
+      *fatal = dir + ": no such directory";
+    } else if (err == ENOTDIR) {
+      *fatal = dir + ": not a directory";
+    } else {
+      *fatal = dir + ": cannot open: " + base::errno_text(err);
+    }
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  std::string err;
+  if (!list_dir(out.dir.get(), &names, &err)) {
+    *fatal = dir + ": cannot list: " + err;
+    return std::nullopt;
+  }
+  for (std::string& name : names) out.entries.push_back(entry_of(out.dir.get(), std::move(name)));
+  std::sort(out.entries.begin(), out.entries.end(),
+            [](const Entry& a, const Entry& b) { return a.name < b.name; });
+  for (std::size_t i = 0; i < out.entries.size(); ++i) out.by_name[out.entries[i].name] = i;
+  return out;
+}
+
+std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks) {
+  std::vector<Finding> out;
+  for (const Entry& e : folder.entries) {
+    if (e.type == EntryType::kSymlink && !follow_symlinks) {
+      Finding f =
+          make_finding(FindingKind::kSymlink, Category::kFolder, e.name,
+                       "is a symlink to " + in_quotes(e.link_target) +
+                           "; not followed (--follow-symlinks follows links that stay inside DIR)",
+                       e.role != Role::kOther ? Severity::kError : Severity::kWarning);
+      f.other = e.link_target;
+      out.push_back(std::move(f));
+    }
+    if (e.role == Role::kOther) {
+      if (std::optional<std::string> why = stray_reason(e.name)) {
+        out.push_back(make_finding(FindingKind::kStrayFile, Category::kFolder, e.name,
+                                   "looks like " + *why, Severity::kWarning));
+      }
+    }
+  }
+  const base::Opened cache = base::open_beneath(folder.dir.get(), ".cache/huggingface/download",
+                                                {.follow_symlinks = false, .directory = true});
+  std::vector<std::string> names;
+  std::string err;
+  if (cache.fd && list_dir(cache.fd.get(), &names, &err)) {
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (!name.ends_with(".incomplete")) continue;
+      out.push_back(make_finding(
+          FindingKind::kStrayFile, Category::kFolder, ".cache/huggingface/download/" + name,
+          "looks like an unfinished Hugging Face download (.incomplete)", Severity::kWarning));
+    }
+  }
+  return out;
+}
+
+Finding symlink_escapes_finding(const Entry& entry) {
+  Finding f = make_finding(FindingKind::kSymlinkEscapes, Category::kFolder, entry.name,
+                           "is a symlink to " + in_quotes(entry.link_target) +
+                               " which resolves outside DIR; not followed");
+  f.other = entry.link_target;
+  return f;
+}
+
+FileStamp stamp_of(const struct stat& st) {
+  return FileStamp{
+      static_cast<std::uint64_t>(st.st_size), static_cast<std::int64_t>(st.st_mtim.tv_sec),
+      static_cast<std::int64_t>(st.st_mtim.tv_nsec), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+}  // namespace stguard::verify

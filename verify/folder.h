@@ -1,0 +1,69 @@
+// verify/folder.h (internal to verify/): listing DIR, and what the listing
+// alone shows (symlinks, leftovers of interrupted downloads).
+//
+//   std::string fatal;
+//   std::optional<stguard::verify::Listing> folder = stguard::verify::open_folder(dir, &fatal);
+//   for (const stguard::verify::Entry& e : folder->entries) if (e.role == Role::kShard) ...
+#ifndef STGUARD_VERIFY_FOLDER_H_
+#define STGUARD_VERIFY_FOLDER_H_
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/file_io.h"
+#include "verify/verify.h"
+
+namespace stguard::verify {
+
+inline constexpr std::string_view kShardSuffix = ".safetensors";
+inline constexpr std::string_view kIndexSuffix = ".safetensors.index.json";
+inline constexpr std::string_view kChecksumName = "SHA256SUMS";
+
+enum class EntryType : std::uint8_t { kRegular, kSymlink, kDirectory, kOther };
+// What a name in DIR is for verify, by its name alone.
+enum class Role : std::uint8_t { kShard, kIndex, kChecksums, kOther };
+
+struct Entry {
+  std::string name;
+  EntryType type = EntryType::kOther;  // lstat: a symlink is kSymlink, whatever it points to
+  Role role = Role::kOther;
+  std::string link_target;  // symlinks
+};
+
+struct Listing {
+  base::UniqueFd dir;
+  std::vector<Entry> entries;                            // by name
+  std::unordered_map<std::string, std::size_t> by_name;  // name -> index into entries
+};
+
+// Opens and lists `dir` (top level only). nullopt, with *fatal set ("DIR: no
+// such directory", "DIR: not a directory", ...), when it cannot.
+std::optional<Listing> open_folder(const std::string& dir, std::string* fatal);
+
+// Symlinks that are not followed, and leftovers of interrupted downloads and
+// copies (warnings), in name order; also unfinished downloads that
+// `huggingface-cli download --local-dir` keeps in .cache/huggingface/download.
+std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks);
+
+// The finding for a symlink in DIR whose target resolves outside DIR.
+Finding symlink_escapes_finding(const Entry& entry);
+
+// Enough of a file's identity to notice that it changed between two looks.
+struct FileStamp {
+  std::uint64_t size = 0;
+  std::int64_t mtime_sec = 0;
+  std::int64_t mtime_nsec = 0;
+  std::uint64_t inode = 0;
+  friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+FileStamp stamp_of(const struct stat& st);
+
+}  // namespace stguard::verify
+
+#endif  // STGUARD_VERIFY_FOLDER_H_

@@ -1,0 +1,248 @@
+// verify/index_check.cc: each *.safetensors.index.json read and held against
+// the shards found: missing, extra, wrong-shard tensors, shards named but
+// absent or present but not named, metadata.total_size.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "base/file_io.h"
+#include "base/path.h"
+#include "base/sandbox.h"
+#include "verify/findings.h"
+#include "verify/index.h"
+#include "verify/verifier.h"
+
+namespace stguard::verify {
+namespace {
+
+struct ParsedIndex {
+  IndexReport report;
+  std::unordered_map<std::string, std::string> weight_map;
+  std::set<std::string> named;  // valid shard names it names
+};
+
+// Reads the index `e`; nullopt, with a finding added, when it is not usable.
+std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
+  // A symlink that is not followed: folder_findings reported it.
+  if (e.type == EntryType::kSymlink && !v.options.follow_symlinks) return std::nullopt;
+  if (e.type != EntryType::kRegular && e.type != EntryType::kSymlink) {
+    v.add(make_finding(FindingKind::kNotRegularFile, Category::kIndex, e.name,
+                       "is not a regular file; index not read"));
+    return std::nullopt;
+  }
+  const base::Opened o = base::open_beneath(v.folder.dir.get(), e.name,
+                                            {.follow_symlinks = v.options.follow_symlinks});
+  if (!o.fd) {
+    if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
+      v.add(symlink_escapes_finding(e));
+    } else {
+      v.add(make_finding(FindingKind::kIndexMalformed, Category::kIndex, e.name,
+                         "cannot open: " + base::open_error_text(o.err)));
+    }
+    return std::nullopt;
+  }
+  std::string text;
+  const std::string err = base::read_fd(o.fd.get(), v.options.max_index_bytes, &text);
+  if (!err.empty()) {
+    v.add(make_finding(FindingKind::kIndexMalformed, Category::kIndex, e.name,
+                       "cannot read: " + err));
+    return std::nullopt;
+  }
+  IndexFailure failure;
+  std::optional<IndexContents> contents = parse_index(text, &failure);
+  if (!contents) {
+    Finding f = make_finding(failure.kind, Category::kIndex, e.name, std::move(failure.message));
+    f.offset = failure.offset;
+    v.add(std::move(f));
+    return std::nullopt;
+  }
+  ParsedIndex index;
+  index.report.file = e.name;
+  index.report.usable = true;
+  index.report.entries = contents->weight_map.size();
+  index.report.total_size = contents->total_size;
+  index.weight_map = std::move(contents->weight_map);
+  return index;
+}
+
+// Holds one usable index against the shards found.
+void compare_index(Verification& v, ParsedIndex& index) {
+  const std::string& file = index.report.file;
+  // Shard names: validate each distinct one once.
+  std::map<std::string, std::uint64_t> tensors_per_shard;  // raw name -> count
+  for (const auto& [tensor, shard] : index.weight_map) ++tensors_per_shard[shard];
+  std::set<std::string> unusable;  // raw names whose tensors cannot be checked
+  std::unordered_map<std::string, std::string> normalised;  // raw -> DIR name
+  for (const auto& [raw, count] : tensors_per_shard) {
+    std::string why;
+    std::optional<std::string> name = base::safe_relative_name(raw, &why);
+    if (name && name->find('/') != std::string::npos) {
+      name.reset();
+      why = "not a file directly in DIR (shards must sit next to their index)";
+    }
+    if (!name) {
+      Finding f =
+          make_finding(FindingKind::kUnsafePath, Category::kIndex, file,
+                       "weight_map names shard " + in_quotes(raw) + ": " + why + "; not opened");
+      f.shard = raw;
+      v.add(std::move(f));
+      unusable.insert(raw);
+      continue;
+    }
+    normalised[raw] = *name;
+    index.named.insert(*name);
+    const auto it = v.shard_index.find(*name);
+    if (it == v.shard_index.end()) {
+      std::string message = "names shard " + in_quotes(*name) + " for " + std::to_string(count) +
+                            " tensor" + (count == 1 ? "" : "s") + ", but it is not in DIR";
+      const auto entry = v.folder.by_name.find(*name);
+      if (entry != v.folder.by_name.end())
+        message += " (a file of that name exists but is not *.safetensors)";
+      Finding f = make_finding(FindingKind::kIndexShardMissing, Category::kIndex, file, message);
+      f.shard = *name;
+      v.add(std::move(f));
+      unusable.insert(raw);
+      continue;
+    }
+    if (v.report.shards[it->second].verdict != ShardVerdict::kAccept) {
+      unusable.insert(raw);  // its own finding explains why
+    }
+  }
+  index.report.shards_named = index.named.size();
+
+  // Tensors named by the index, in name order for a stable report.
+  std::vector<const std::pair<const std::string, std::string>*> entries;
+  entries.reserve(index.weight_map.size());
+  for (const auto& item : index.weight_map) entries.push_back(&item);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* item : entries) {
+    const std::string& tensor = item->first;
+    const std::string& raw_shard = item->second;
+    const auto found = v.tensors.find(tensor);
+    const auto norm = normalised.find(raw_shard);
+    const std::string shard = norm != normalised.end() ? norm->second : raw_shard;
+    if (found != v.tensors.end()) {
+      bool in_named = false;
+      for (const std::uint32_t id : found->second) in_named |= v.report.shards[id].file == shard;
+      if (in_named) continue;
+      const std::string& actual = v.report.shards[found->second[0]].file;
+      Finding f = make_finding(
+          FindingKind::kTensorWrongShard, Category::kIndex, file,
+          "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but found in " + actual);
+      f.tensor = tensor;
+      f.shard = shard;
+      f.other = actual;
+      v.add(std::move(f));
+      continue;
+    }
+    // Not found anywhere. When its shard is missing or broken, the shard's
+    // own finding covers it (listing every tensor of a missing 5 GB shard
+    // would bury the one line that matters).
+    if (unusable.count(raw_shard) != 0) continue;
+    Finding f = make_finding(
+        FindingKind::kTensorMissing, Category::kIndex, file,
+        "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but no shard contains it");
+    f.tensor = tensor;
+    f.shard = shard;
+    v.add(std::move(f));
+  }
+
+  // Tensors in the shards this index names that it does not list.
+  std::vector<std::pair<std::string, std::string>> extra;
+  for (const auto& [tensor, ids] : v.tensors) {
+    if (index.weight_map.count(tensor) != 0) continue;
+    for (const std::uint32_t id : ids) {
+      if (index.named.count(v.report.shards[id].file) != 0) {
+        extra.emplace_back(tensor, v.report.shards[id].file);
+        break;
+      }
+    }
+  }
+  std::sort(extra.begin(), extra.end());
+  for (const auto& [tensor, shard] : extra) {
+    Finding f = make_finding(
+        FindingKind::kTensorExtra, Category::kIndex, file,
+        "tensor " + in_quotes(tensor) + " in " + shard + " is not in the index's weight_map");
+    f.tensor = tensor;
+    f.shard = shard;
+    v.add(std::move(f));
+  }
+
+  // metadata.total_size: comparable only when every named shard was read.
+  if (unusable.empty()) {
+    std::uint64_t sum = 0;
+    bool overflow = false;
+    for (const std::string& name : index.named) {
+      overflow |=
+          __builtin_add_overflow(sum, v.report.shards[v.shard_index.at(name)].tensor_bytes, &sum);
+    }
+    if (!overflow) {
+      index.report.computed_size = sum;
+      if (index.report.total_size && *index.report.total_size != sum) {
+        Finding f = make_finding(
+            FindingKind::kTotalSizeMismatch, Category::kIndex, file,
+            "metadata.total_size is " + std::to_string(*index.report.total_size) +
+                " but the tensors in its shards add up to " + std::to_string(sum) + " bytes");
+        f.expected_size = *index.report.total_size;
+        f.actual_size = sum;
+        v.add(std::move(f));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void check_indexes(Verification& v) {
+  std::vector<ParsedIndex> usable;
+  bool any_index_present = false;
+  for (const Entry& e : v.folder.entries) {
+    if (e.role != Role::kIndex) continue;
+    any_index_present = true;
+    std::optional<ParsedIndex> parsed = load_index(v, e);
+    if (parsed) {
+      usable.push_back(std::move(*parsed));
+    } else {
+      IndexReport unusable;
+      unusable.file = e.name;
+      v.report.indexes.push_back(std::move(unusable));
+    }
+  }
+  if (!any_index_present) {
+    if (v.report.shards.size() > 1) {
+      v.add(make_finding(FindingKind::kIndexMissing, Category::kIndex, "",
+                         std::to_string(v.report.shards.size()) +
+                             " shards but no *.safetensors.index.json: nothing says which shards "
+                             "belong together"));
+    }
+    return;
+  }
+  std::set<std::string> named_by_any;
+  for (ParsedIndex& index : usable) {
+    compare_index(v, index);
+    named_by_any.insert(index.named.begin(), index.named.end());
+    v.report.indexes.push_back(index.report);
+  }
+  std::sort(v.report.indexes.begin(), v.report.indexes.end(),
+            [](const IndexReport& a, const IndexReport& b) { return a.file < b.file; });
+  if (usable.empty()) return;  // nothing trustworthy to hold the shards against
+  std::string index_names;
+  for (const ParsedIndex& index : usable) {
+    if (!index_names.empty()) index_names += ", ";
+    index_names += index.report.file;
+  }
+  for (const ShardReport& shard : v.report.shards) {
+    if (named_by_any.count(shard.file) != 0) continue;
+    Finding f = make_finding(FindingKind::kShardNotInIndex, Category::kIndex, shard.file,
+                             "is not named in " + index_names +
+                                 " (left over from another revision, or a separate checkpoint?)");
+    f.shard = shard.file;
+    v.add(std::move(f));
+  }
+}
+
+}  // namespace stguard::verify

@@ -1,0 +1,121 @@
+// verify/report_json.cc: the report as one JSON document (report_to_json).
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "verify/verify.h"
+
+namespace stguard::verify {
+namespace {
+
+template <class T>
+nlohmann::ordered_json optional_json(const std::optional<T>& value) {
+  if (!value) return nullptr;
+  return *value;
+}
+
+}  // namespace
+
+nlohmann::ordered_json report_to_json(const VerifyReport& report) {
+  using Json = nlohmann::ordered_json;
+  Json doc = Json::object();
+  doc["dir"] = report.dir;
+  doc["ok"] = report.ok();
+  doc["exit_code"] = report.exit_code();
+  doc["fatal"] = report.ran ? Json(nullptr) : Json(report.fatal);
+
+  Json shards = Json::array();
+  std::uint64_t accepted = 0;
+  std::uint64_t rejected = 0;
+  std::uint64_t skipped = 0;
+  for (const ShardReport& s : report.shards) {
+    Json j = Json::object();
+    j["file"] = s.file;
+    j["verdict"] = shard_verdict_name(s.verdict);
+    j["kind"] = s.kind ? Json(finding_kind_name(*s.kind)) : Json(nullptr);
+    j["reason"] = s.reason ? Json(reason_name(*s.reason)) : Json(nullptr);
+    j["offset"] = optional_json(s.offset);
+    j["message"] = s.message.empty() ? Json(nullptr) : Json(s.message);
+    j["size"] = s.size;
+    j["header_len"] = s.header_len;
+    j["tensors"] = s.tensors;
+    j["tensor_bytes"] = s.tensor_bytes;
+    j["via_symlink"] = s.via_symlink;
+    shards.push_back(std::move(j));
+    accepted += s.verdict == ShardVerdict::kAccept ? 1 : 0;
+    rejected += s.verdict == ShardVerdict::kReject ? 1 : 0;
+    skipped += s.verdict == ShardVerdict::kSkipped ? 1 : 0;
+  }
+  doc["shards"] = std::move(shards);
+
+  Json indexes = Json::array();
+  for (const IndexReport& i : report.indexes) {
+    Json j = Json::object();
+    j["file"] = i.file;
+    j["usable"] = i.usable;
+    j["entries"] = i.entries;
+    j["shards_named"] = i.shards_named;
+    j["total_size"] = optional_json(i.total_size);
+    j["computed_size"] = optional_json(i.computed_size);
+    indexes.push_back(std::move(j));
+  }
+  doc["indexes"] = std::move(indexes);
+
+  if (report.checksums) {
+    const ChecksumReport& c = *report.checksums;
+    Json j = Json::object();
+    j["file"] = c.file;
+    j["from_option"] = c.from_option;
+    j["entries"] = c.entries;
+    j["verified"] = c.verified;
+    j["failed"] = c.failed;
+    j["bytes_hashed"] = c.bytes_hashed;
+    j["seconds"] = c.seconds;
+    j["jobs"] = c.jobs;
+    doc["checksums"] = std::move(j);
+  } else {
+    doc["checksums"] = nullptr;
+  }
+
+  Json findings = Json::array();
+  std::map<std::string_view, std::uint64_t> by_kind;
+  for (const Finding& f : report.findings) {
+    Json j = Json::object();
+    j["kind"] = finding_kind_name(f.kind);
+    j["severity"] = severity_name(f.severity);
+    j["category"] = category_name(f.category);
+    j["file"] = f.file;
+    if (!f.tensor.empty()) j["tensor"] = f.tensor;
+    if (!f.shard.empty()) j["shard"] = f.shard;
+    if (!f.other.empty()) j["other"] = f.other;
+    if (f.reason) j["reason"] = reason_name(*f.reason);
+    if (f.offset) j["offset"] = *f.offset;
+    if (f.line) j["line"] = *f.line;
+    if (f.expected_size) j["expected_size"] = *f.expected_size;
+    if (f.actual_size) j["actual_size"] = *f.actual_size;
+    if (!f.expected_sha256.empty()) j["expected_sha256"] = f.expected_sha256;
+    if (!f.actual_sha256.empty()) j["actual_sha256"] = f.actual_sha256;
+    j["message"] = f.message;
+    findings.push_back(std::move(j));
+    ++by_kind[finding_kind_name(f.kind)];
+  }
+  doc["findings"] = std::move(findings);
+
+  Json summary = Json::object();
+  summary["shards"] = report.shards.size();
+  summary["shards_accepted"] = accepted;
+  summary["shards_rejected"] = rejected;
+  summary["shards_skipped"] = skipped;
+  summary["tensors"] = report.tensors;
+  summary["tensor_bytes"] = report.tensor_bytes;
+  summary["errors"] = report.errors;
+  summary["warnings"] = report.warnings;
+  Json kinds = Json::object();
+  for (const auto& [kind, n] : by_kind) kinds[std::string(kind)] = n;
+  summary["by_kind"] = std::move(kinds);
+  doc["summary"] = std::move(summary);
+  return doc;
+}
+
+}  // namespace stguard::verify

@@ -1,0 +1,114 @@
+// verify/verifier.cc: verify_model_folder: reading --sha256 FILE, listing
+// DIR, the folder and shard passes, duplicate tensors, then the index and
+// checksum passes, and the totals.
+#include "verify/verifier.h"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "base/file_io.h"
+#include "verify/findings.h"
+#include "verify/shards.h"
+
+namespace stguard::verify {
+namespace {
+
+// --sha256 FILE is read first: a list that cannot be read is a usage error
+// (exit status 2), not a finding about DIR.
+bool load_checksum_option(Verification& v) {
+  if (!v.options.sha256_file) return true;
+  const std::string& path = *v.options.sha256_file;
+  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd) {
+    v.report.fatal = "cannot open checksum file " + path + ": " + base::errno_text(errno);
+    return false;
+  }
+  const std::string err =
+      base::read_fd(fd.get(), v.options.max_checksum_file_bytes, &v.checksum_text);
+  if (!err.empty()) {
+    v.report.fatal = "cannot read checksum file " + path + ": " + err;
+    return false;
+  }
+  return true;
+}
+
+void check_shards(Verification& v) {
+  for (const Entry& e : v.folder.entries) {
+    if (e.role != Role::kShard) continue;
+    ShardCheck c = check_shard(v.folder.dir.get(), e, v.options.follow_symlinks);
+    const auto id = static_cast<std::uint32_t>(v.report.shards.size());
+    for (std::string& name : c.tensors) v.tensors[std::move(name)].push_back(id);
+    if (c.stamp) v.shard_stamps[e.name] = *c.stamp;
+    if (c.finding) v.add(std::move(*c.finding));
+    v.shard_index[e.name] = v.report.shards.size();
+    v.report.shards.push_back(std::move(c.report));
+  }
+  if (v.report.shards.empty()) {
+    v.add(make_finding(FindingKind::kNoShards, Category::kFolder, "",
+                       "no *.safetensors file in " + v.report.dir));
+  }
+}
+
+// A tensor name in more than one shard, whatever any index says.
+void check_duplicates(Verification& v) {
+  std::vector<const std::pair<const std::string, std::vector<std::uint32_t>>*> dups;
+  for (const auto& item : v.tensors) {
+    if (item.second.size() > 1) dups.push_back(&item);
+  }
+  std::sort(dups.begin(), dups.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  const std::vector<ShardReport>& shards = v.report.shards;
+  for (const auto* item : dups) {
+    std::string where;
+    for (const std::uint32_t id : item->second) {
+      if (!where.empty()) where += ", ";
+      where += shards[id].file;
+    }
+    Finding f =
+        make_finding(FindingKind::kTensorDuplicate, Category::kIndex, shards[item->second[0]].file,
+                     "tensor " + in_quotes(item->first) + " is in " +
+                         std::to_string(item->second.size()) + " shards: " + where);
+    f.tensor = item->first;
+    f.shard = shards[item->second[0]].file;
+    f.other = shards[item->second[1]].file;
+    v.add(std::move(f));
+  }
+}
+
+void count_totals(VerifyReport& report) {
+  for (const ShardReport& shard : report.shards) {
+    if (shard.verdict != ShardVerdict::kAccept) continue;
+    report.tensors += shard.tensors;
+    report.tensor_bytes += shard.tensor_bytes;
+  }
+  for (const Finding& f : report.findings) {
+    if (f.severity == Severity::kError) {
+      ++report.errors;
+    } else {
+      ++report.warnings;
+    }
+  }
+}
+
+}  // namespace
+
+VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
+  Verification v(options);
+  v.report.dir = dir;
+  if (!load_checksum_option(v)) return std::move(v.report);
+  std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
+  if (!folder) return std::move(v.report);
+  v.folder = std::move(*folder);
+  v.report.ran = true;
+  for (Finding& f : folder_findings(v.folder, options.follow_symlinks)) v.add(std::move(f));
+  check_shards(v);
+  check_duplicates(v);
+  check_indexes(v);
+  check_checksums(v);
+  count_totals(v.report);
+  return std::move(v.report);
+}
+
+}  // namespace stguard::verify
