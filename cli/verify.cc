@@ -1,5 +1,7 @@
 // cli/verify.cc: `stguard verify DIR`, is a copied or downloaded model folder
 // whole? Options, the call to the verify library, the two report formats.
+#include "verify/verify.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -15,7 +17,6 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
-#include "verify/verify.h"
 
 namespace stguard::cli {
 namespace {
