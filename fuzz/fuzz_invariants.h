@@ -37,6 +37,9 @@ inline void check(bool ok, const char* what) {
   if (!ok) fail(what);
 }
 
+// The harnesses are clients of the library and keep their own reading of the
+// length prefix on purpose, by bytes: an oracle that shared the parser's
+// loader (parser/src/little_endian.h) would share its bugs.
 inline std::uint64_t load_le64(const std::uint8_t* p) {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];

@@ -4,12 +4,12 @@
 #include <emmintrin.h>
 #endif
 
-#include <bit>
 #include <charconv>
 #include <cstring>
 #include <system_error>
 
 #include "dtype_table.h"
+#include "little_endian.h"
 #include "message.h"
 #include "utf8.h"
 
@@ -40,13 +40,6 @@ std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
   const std::uint64_t has_backslash = (backslash - kOnes) & ~backslash;
   const std::uint64_t has_control = (w - kOnes * 0x20) & ~w;
   return (has_quote | has_backslash | has_control) & kHigh;
-}
-
-std::uint64_t load_le64(const std::uint8_t* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  return v;
 }
 
 // How many of the 8 bytes of a little-endian word, from the lowest, are ASCII

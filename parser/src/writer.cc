@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "little_endian.h"
 #include "message.h"
 #include "utf8.h"
 
@@ -215,9 +216,7 @@ Result<WrittenHeader> write_header(std::span<const TensorToWrite> tensors,
 
   const std::uint64_t n = json.size();
   out.prefix_and_header.resize(8 + json.size());
-  for (int b = 0; b < 8; ++b) {
-    out.prefix_and_header[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(n >> (8 * b));
-  }
+  detail::store_le64(out.prefix_and_header.data(), n);
   std::memcpy(out.prefix_and_header.data() + 8, json.data(), json.size());
   return out;
 }
