@@ -48,6 +48,8 @@ inline std::uint64_t load_le64(const std::uint8_t* p) {
 
 // Bytes of a tensor from its dtype and shape, or nullopt when the count
 // overflows u64. A zero dimension makes the count zero whatever the others.
+// Written independently of the parser's size rules (parser/src/sizes.h) on
+// purpose: it checks them, and only what an accepted header must satisfy.
 inline std::optional<std::uint64_t> expected_bytes(const stguard::TensorInfo& t) {
   std::uint64_t elements = 1;
   bool overflow = false;

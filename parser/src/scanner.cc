@@ -11,6 +11,7 @@
 #include "dtype_table.h"
 #include "little_endian.h"
 #include "message.h"
+#include "sizes.h"
 #include "utf8.h"
 
 namespace stguard::detail {
@@ -131,29 +132,11 @@ const std::uint8_t* find_string_stop(const std::uint8_t* p, const std::uint8_t* 
   return p;
 }
 
-// The element count of a shape, folded as the dimensions arrive. Reference:
-// upstream folds left to right with checked multiplication, so a zero
-// dimension early on hides any overflow after it. Strict: the product of the
-// non-zero dimensions must fit as well, so a zero dimension cannot hide an
-// overflow from readers that multiply in another order or compute strides
-// ([0, 2^64-1, 2^64-1] is rejected).
-struct ElementCount {
-  std::uint64_t product = 1;
-  bool overflow = false;
-  bool has_zero = false;
-
-  void add(std::uint64_t dim, bool strict) noexcept {
-    if (strict && dim == 0) {
-      has_zero = true;
-    } else if (!overflow) {
-      overflow = __builtin_mul_overflow(product, dim, &product);
-    }
-  }
-  void store(TensorRecord& tensor) const noexcept {
-    tensor.elements = has_zero ? 0 : product;
-    tensor.elements_overflow = overflow;
-  }
-};
+// Keeps a shape's element count (sizes.h) in the scanned record.
+void store_count(const ElementCount& count, TensorRecord& tensor) noexcept {
+  tensor.elements = count.elements();
+  tensor.elements_overflow = count.overflow;
+}
 
 // For a well-formed JSON number literal: does its value round to infinity as
 // an f64? Decided from the decimal order of magnitude, with an exact parse
@@ -922,7 +905,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
       if (after == nullptr) return give_up();
       if (dims != nullptr) dims->push_back(dim);
       ++rank;
-      count.add(dim, strict());
+      count.add(dim, options_.profile);
       q = after + 1;
       if (*after == ']') break;
       if (*after != ',') return give_up();
@@ -943,7 +926,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   tensor.dtype = *dtype;
   tensor.begin = begin;
   tensor.end = end;
-  count.store(tensor);
+  store_count(count, tensor);
   if (dims != nullptr) {
     detail_->shape_pos = dims_before;
     detail_->rank = rank;
@@ -1119,7 +1102,7 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
   ElementCount count;
   std::uint64_t rank = 0;
   auto finish = [&] {
-    count.store(tensor);
+    store_count(count, tensor);
     if (dims != nullptr) detail_->rank = rank;
     return true;
   };
@@ -1138,7 +1121,7 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     if (!read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
     if (dims != nullptr) dims->push_back(dim);
     ++rank;
-    count.add(dim, strict());
+    count.add(dim, options_.profile);
     skip_whitespace();
     if (peek() == ',') {
       ++p_;
