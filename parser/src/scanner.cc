@@ -194,9 +194,9 @@ HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
 
 HeaderScanner::~HeaderScanner() {
   if (!borrowed_spares_) return;
-  return_spare<HeaderScanner>(name_hashes_);
-  return_spare<HeaderScanner>(tensor_names_.storage());
-  return_spare<NameIndex>(metadata_keys_.storage());
+  return_spare<NameHashPool>(name_hashes_);
+  return_spare<TensorNameTablePool>(tensor_names_.storage());
+  return_spare<MetadataKeyTablePool>(metadata_keys_.storage());
 }
 
 bool HeaderScanner::fail(Reason reason, const std::uint8_t* at, std::string message) {
@@ -572,9 +572,9 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   out_ = &out;
   // The tables come from the thread's spares (recycle.h); only here, since
   // string_at's scanners, made once per name read again, never scan.
-  borrow_spare<HeaderScanner>(name_hashes_);
-  borrow_spare<HeaderScanner>(tensor_names_.storage());
-  borrow_spare<NameIndex>(metadata_keys_.storage());
+  borrow_spare<NameHashPool>(name_hashes_);
+  borrow_spare<TensorNameTablePool>(tensor_names_.storage());
+  borrow_spare<MetadataKeyTablePool>(metadata_keys_.storage());
   borrowed_spares_ = true;
   // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
   // avoids most regrowth copies while staying within ~1x the header size.

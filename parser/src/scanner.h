@@ -56,17 +56,28 @@ struct TensorDetail {
   bool name_in_arena = false;  // the name had escapes and was decoded
 };
 
+// The pools (recycle.h) of ScannedHeader's vectors.
+struct TensorRecordPool {  // the scanned tensors
+  using Element = TensorRecord;
+};
+struct TensorDetailPool {  // where each tensor's name and shape are (parse_header only)
+  using Element = TensorDetail;
+};
+struct ShapeDimsPool {  // every shape's dimensions, back to back (parse_header only)
+  using Element = std::uint64_t;
+};
+
 struct ScannedHeader {
   // The vectors reuse the thread's spare storage (recycle.h).
   ScannedHeader() noexcept {
-    borrow_spare<ScannedHeader>(tensors);
-    borrow_spare<ScannedHeader>(details);
-    borrow_spare<ScannedHeader>(dims);
+    borrow_spare<TensorRecordPool>(tensors);
+    borrow_spare<TensorDetailPool>(details);
+    borrow_spare<ShapeDimsPool>(dims);
   }
   ~ScannedHeader() {
-    return_spare<ScannedHeader>(tensors);
-    return_spare<ScannedHeader>(details);
-    return_spare<ScannedHeader>(dims);
+    return_spare<TensorRecordPool>(tensors);
+    return_spare<TensorDetailPool>(details);
+    return_spare<ShapeDimsPool>(dims);
   }
   ScannedHeader(const ScannedHeader&) = delete;
   ScannedHeader& operator=(const ScannedHeader&) = delete;
@@ -89,6 +100,17 @@ struct ScannedHeader {
     const TensorDetail& d = details[index];
     return {dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)};
   }
+};
+
+// The pools (recycle.h) of HeaderScanner's tables.
+struct NameHashPool {  // strict: a hash per tensor name, for the repeat check
+  using Element = std::uint32_t;
+};
+struct TensorNameTablePool {  // reference: the tensor names' table, for the last-wins merge
+  using Element = NameIndex::Slot;
+};
+struct MetadataKeyTablePool {  // the metadata keys' table, for repeated keys
+  using Element = NameIndex::Slot;
 };
 
 class HeaderScanner {
