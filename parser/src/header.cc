@@ -3,10 +3,10 @@
 #include <optional>
 #include <string>
 
+#include "header_scanner.h"
 #include "layout.h"
 #include "little_endian.h"
 #include "message.h"
-#include "scanner.h"
 #include "utf8.h"
 
 namespace stguard {
