@@ -219,17 +219,11 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         }
         detail_ = nullptr;
       }
-      lex_.skip_whitespace();
-      if (lex_.peek() == ',') {
-        lex_.advance();
-        lex_.skip_whitespace();
-        continue;
-      }
-      if (lex_.peek() == '}') {
-        lex_.advance();
-        break;
-      }
-      return lex_.fail_syntax(lex_.pos(), "',' or '}' after a header entry");
+      const AfterElement next = lex_.after_element('}', "',' or '}' after a header entry");
+      if (next == AfterElement::kNext) continue;
+      if (next == AfterElement::kFault) return false;
+      lex_.advance();  // '}'
+      break;
     }
   }
   // After the top-level object.
@@ -317,17 +311,11 @@ bool HeaderScanner::read_metadata(
       pairs[existing].second = std::move(pairs.back().second);  // reference: last wins
       pairs.pop_back();
     }
-    lex_.skip_whitespace();
-    if (lex_.peek() == ',') {
-      lex_.advance();
-      lex_.skip_whitespace();
-      continue;
-    }
-    if (lex_.peek() == '}') {
-      lex_.advance();
-      return true;
-    }
-    return lex_.fail_syntax(lex_.pos(), "',' or '}' in \"__metadata__\"");
+    const AfterElement next = lex_.after_element('}', "',' or '}' in \"__metadata__\"");
+    if (next == AfterElement::kNext) continue;
+    if (next == AfterElement::kFault) return false;
+    lex_.advance();  // '}'
+    return true;
   }
 }
 

@@ -57,6 +57,7 @@ class HeaderScanner {
 
  private:
   using StringValue = JsonLexer::StringValue;
+  using AfterElement = JsonLexer::AfterElement;
 
   bool strict() const noexcept { return options_.profile == Profile::kStrict; }
 

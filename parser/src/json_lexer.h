@@ -220,6 +220,25 @@ class JsonLexer {
     return fail_syntax(p_, what);
   }
 
+  // What follows an element of an array or a member of an object, after any
+  // whitespace.
+  enum class AfterElement : std::uint8_t {
+    kNext,   // ',' (stepped over, and the whitespace after it): another one follows
+    kClose,  // the container's `close` byte, at the cursor (not stepped over)
+    kFault,  // anything else: a syntax fault naming `expected` is recorded
+  };
+  AfterElement after_element(char close, std::string_view expected) {
+    skip_whitespace();
+    if (p_ < end_ && *p_ == ',') {
+      ++p_;
+      skip_whitespace();
+      return AfterElement::kNext;
+    }
+    if (p_ < end_ && *p_ == static_cast<std::uint8_t>(close)) return AfterElement::kClose;
+    fail_syntax(p_, expected);
+    return AfterElement::kFault;
+  }
+
   // `word` (true, false, null); a fault points at the first byte that differs.
   bool read_literal(std::string_view word);
 

@@ -150,14 +150,10 @@ bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view na
         return false;  // upstream ignores unknown fields, but they must be JSON
       }
       if (seen != nullptr) *seen = true;
-      lex_.skip_whitespace();
-      if (lex_.peek() == ',') {
-        lex_.advance();
-        lex_.skip_whitespace();
-        continue;
-      }
-      if (lex_.peek() == '}') break;
-      return lex_.fail_syntax(lex_.pos(), "',' or '}' in a tensor entry");
+      const AfterElement next = lex_.after_element('}', "',' or '}' in a tensor entry");
+      if (next == AfterElement::kNext) continue;
+      if (next == AfterElement::kFault) return false;
+      break;  // at '}', stepped over below
     }
   }
   const char* missing = !have_dtype     ? "dtype"
@@ -285,17 +281,11 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     if (dims != nullptr) dims->push_back(dim);
     ++rank;
     count.add(dim, options_.profile);
-    lex_.skip_whitespace();
-    if (lex_.peek() == ',') {
-      lex_.advance();
-      lex_.skip_whitespace();
-      continue;
-    }
-    if (lex_.peek() == ']') {
-      lex_.advance();
-      return finish();
-    }
-    return lex_.fail_syntax(lex_.pos(), "',' or ']' in shape");
+    const AfterElement next = lex_.after_element(']', "',' or ']' in shape");
+    if (next == AfterElement::kNext) continue;
+    if (next == AfterElement::kFault) return false;
+    lex_.advance();  // ']'
+    return finish();
   }
 }
 
