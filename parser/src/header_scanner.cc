@@ -141,8 +141,9 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
     }
   } else {
     lex_.skip_whitespace();
-    if (lex_.peek() != '{')
+    if (lex_.peek() != '{') {
       return lex_.fail_syntax(lex_.pos(), "'{' (the header must be a JSON object)");
+    }
   }
   lex_.advance();
   bool metadata_seen = false;

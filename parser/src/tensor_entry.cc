@@ -225,8 +225,9 @@ bool HeaderScanner::read_dtype(Dtype& out) {
     StringValue name;
     if (!lex_.read_string(value_scratch_, name)) return false;
     const auto dtype = find_dtype(name.text);
-    if (!dtype)
+    if (!dtype) {
       return lex_.fail(Reason::kDtypeInvalid, at, message("unknown dtype ", Quoted{name.text}));
+    }
     lex_.skip_whitespace();
     if (!lex_.expect(':', "':' after a key")) return false;
     lex_.skip_whitespace();
@@ -236,8 +237,9 @@ bool HeaderScanner::read_dtype(Dtype& out) {
     }
     if (!lex_.read_literal("null")) return false;
     lex_.skip_whitespace();
-    if (lex_.peek() == ',')
+    if (lex_.peek() == ',') {
       return lex_.fail(Reason::kDtypeInvalid, at, "dtype map has more than one key");
+    }
     if (!lex_.expect('}', "'}' closing the dtype map")) return false;
     out = *dtype;
     return true;
@@ -297,15 +299,17 @@ bool HeaderScanner::read_offsets(std::uint64_t& begin, std::uint64_t& end) {
   }
   lex_.advance();
   lex_.skip_whitespace();
-  if (lex_.peek() == ']')
+  if (lex_.peek() == ']') {
     return lex_.fail(Reason::kOffsetsInvalid, lex_.pos(),
                      "data_offsets is empty, needs [begin, end]");
+  }
   std::uint64_t first;
   if (!lex_.read_u64_element(Reason::kOffsetsInvalid, "data offset", first)) return false;
   lex_.skip_whitespace();
-  if (lex_.peek() == ']')
+  if (lex_.peek() == ']') {
     return lex_.fail(Reason::kOffsetsInvalid, lex_.pos(),
                      "data_offsets has 1 element, needs [begin, end]");
+  }
   if (!lex_.expect(',', "',' in data_offsets")) return false;
   lex_.skip_whitespace();
   std::uint64_t second;
