@@ -37,6 +37,9 @@ inline void check(bool ok, const char* what) {
   if (!ok) fail(what);
 }
 
+// The harnesses are clients of the library and keep their own reading of the
+// length prefix on purpose, by bytes: an oracle that shared the parser's
+// loader (parser/src/little_endian.h) would share its bugs.
 inline std::uint64_t load_le64(const std::uint8_t* p) {
   std::uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
@@ -45,6 +48,8 @@ inline std::uint64_t load_le64(const std::uint8_t* p) {
 
 // Bytes of a tensor from its dtype and shape, or nullopt when the count
 // overflows u64. A zero dimension makes the count zero whatever the others.
+// Written independently of the parser's size rules (parser/src/sizes.h) on
+// purpose: it checks them, and only what an accepted header must satisfy.
 inline std::optional<std::uint64_t> expected_bytes(const stguard::TensorInfo& t) {
   std::uint64_t elements = 1;
   bool overflow = false;

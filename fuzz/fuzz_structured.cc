@@ -150,7 +150,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       t.bytes = stguard_fuzz::expected_bytes(info);
       // A product of non-zero dims that overflows is refused by strict even
       // when a zero dim makes the size 0; reference then depends on where the
-      // zero is, so only strict is predicted.
+      // zero is, so only strict is predicted. (The harness predicts verdicts
+      // with its own arithmetic, not the parser's sizes.h, on purpose.)
       std::uint64_t product = 1;
       for (std::uint64_t d : t.shape) {
         if (d == 0) continue;

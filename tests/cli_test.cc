@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "file_builder.h"
-#include "run_cli.h"
-#include "temp_dir.h"
+#include "tests/support/file_builder.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 extern char** environ;  // NOLINT: POSIX, for posix_spawn
 

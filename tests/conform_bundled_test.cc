@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
-#include "temp_dir.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 

@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
 #include "runner/cases.h"
 #include "runner/expectations.h"
 #include "runner/grade.h"
 #include "runner/process.h"
 #include "runner/reader.h"
 #include "runner/runner.h"
-#include "temp_dir.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 

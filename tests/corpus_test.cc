@@ -31,8 +31,8 @@
 #include "generator/manifest.h"
 #include "generator/recipe.h"
 #include "stguard/stguard.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_util.h"
 
 namespace {
 

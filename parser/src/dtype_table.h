@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "little_endian.h"
 #include "stguard/dtype.h"
 
 namespace stguard::detail {
@@ -65,16 +66,6 @@ struct NameWords {
   std::uint64_t first = 0;
   std::uint64_t last = 0;
 };
-
-// A constant width, so that compilers make it one load.
-template <std::size_t kWidth>
-constexpr std::uint64_t load_le(const char* p) noexcept {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < kWidth; ++i) {
-    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  }
-  return v;
-}
 
 // Precondition: 2 <= name.size() <= 11.
 constexpr NameWords words_of(std::string_view name) noexcept {

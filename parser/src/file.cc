@@ -5,16 +5,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string_view>
 #include <utility>
-#include <vector>
+
+#include "message.h"
 
 namespace stguard {
 namespace {
 
+// Linux moves at most about 2 GiB in one read, and a count above SSIZE_MAX
+// is not portable: longer reads are made in steps of this many bytes.
+constexpr std::uint64_t kMaxReadStep = std::uint64_t{1} << 30;
+
+Error io_error(std::uint64_t offset, std::string message) {
+  return Error{Reason::kIoError, offset, std::move(message)};
+}
+
 Error io_error(const std::string& path, const char* what, int err) {
-  return Error{Reason::kIoError, 0, path + ": " + what + ": " + std::strerror(err)};
+  return io_error(0, path + ": " + what + ": " + std::strerror(err));
+}
+
+// The same error, its message prefixed with the path it concerns.
+Error with_path(const std::string& path, Error error) {
+  error.message = path + ": " + error.message;
+  return error;
 }
 
 // Owns a file descriptor for the duration of a call.
@@ -32,32 +53,60 @@ class Fd {
   int fd_;
 };
 
-// Opens a regular file read-only and returns its descriptor and size.
-Result<std::uint64_t> open_regular(const std::string& path, int& fd_out) {
-  // O_NONBLOCK: opening a FIFO would otherwise block before fstat can reject
-  // it (it has no effect on regular files).
-  fd_out = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd_out < 0) return io_error(path, "cannot open", errno);
+// Opens `path` read-only. O_NONBLOCK: opening a FIFO would otherwise block
+// before fstat can reject it (it has no effect on regular files).
+int open_read_only(const std::string& path) {
+  return ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+}
+
+// The size of the regular file open at `fd`. Directories, FIFOs, devices
+// and sockets are refused: they could block forever or never end.
+Result<std::uint64_t> regular_file_size(int fd) {
   struct stat st {};
-  if (::fstat(fd_out, &st) != 0) return io_error(path, "cannot stat", errno);
-  if (S_ISDIR(st.st_mode)) return Error{Reason::kIoError, 0, path + ": is a directory"};
-  // FIFOs, devices and sockets could block forever or never end.
-  if (!S_ISREG(st.st_mode)) return Error{Reason::kIoError, 0, path + ": not a regular file"};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    return io_error(0, std::string("cannot stat: ") + std::strerror(err));
+  }
+  if (S_ISDIR(st.st_mode)) return io_error(0, "is a directory");
+  if (!S_ISREG(st.st_mode)) return io_error(0, "not a regular file");
   return static_cast<std::uint64_t>(st.st_size);
 }
 
-// pread until `size` bytes are read; false on error or early end of file.
-bool read_exactly(int fd, std::uint8_t* out, std::uint64_t size, std::uint64_t offset) {
-  while (size > 0) {
-    const ssize_t got = ::pread(fd, out, size, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return false;
+// Opens a regular file read-only and returns its descriptor and size.
+Result<std::uint64_t> open_regular(const std::string& path, int& fd_out) {
+  fd_out = open_read_only(path);
+  if (fd_out < 0) return io_error(path, "cannot open", errno);
+  Result<std::uint64_t> size = regular_file_size(fd_out);
+  if (!size) return with_path(path, std::move(size).error());
+  return size;
+}
+
+// Reads [offset, offset + size) of the file at `fd` into `out` with pread,
+// retrying after EINTR. A failed read is kIoError where it failed; an end of
+// file before the end of the range (the file shrank since fstat gave
+// `file_size`) is kIoError where the file ended. `what` names the range.
+std::optional<Error> read_range(int fd, std::uint8_t* out, std::uint64_t size, std::uint64_t offset,
+                                std::uint64_t file_size, std::string_view what) {
+  const std::uint64_t end = offset + size;  // within the file size, which fits in off_t
+  while (offset < end) {
+    const auto step = static_cast<std::size_t>(std::min(end - offset, kMaxReadStep));
+    const ssize_t got = ::pread(fd, out, step, static_cast<off_t>(offset));
+    if (got < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      return io_error(offset, detail::message("cannot read ", what, " at byte ", offset, ": ",
+                                              std::string_view(std::strerror(err))));
+    }
+    if (got == 0) {
+      return io_error(offset, detail::message("the file ended at byte ", offset, " while reading ",
+                                              what, ", though fstat gave its size as ", file_size,
+                                              " (did it shrink?)"));
+    }
     const auto n = static_cast<std::uint64_t>(got);
     out += n;
-    size -= n;
     offset += n;
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -136,40 +185,72 @@ namespace {
 // is touched, and a file truncated while being checked gives an error, not
 // a SIGBUS as a mapping would. Calls `check(head_bytes, file_size)`.
 template <class Check>
-auto read_head_and(const std::string& path, const ParseOptions& options, Check&& check)
+auto read_head_and(int fd, const ParseOptions& options, Check&& check)
     -> decltype(check(std::span<const std::uint8_t>(), std::uint64_t{})) {
-  int raw_fd = -1;
-  Result<std::uint64_t> size = open_regular(path, raw_fd);
-  Fd fd(raw_fd);
+  Result<std::uint64_t> size = regular_file_size(fd);
   if (!size) return std::move(size).error();
 
   std::uint8_t prefix[8] = {};
-  const std::uint64_t prefix_len = *size < 8 ? *size : 8;
-  if (!read_exactly(fd.get(), prefix, prefix_len, 0)) return io_error(path, "cannot read", errno);
+  const std::uint64_t prefix_len = std::min<std::uint64_t>(*size, 8);
+  if (auto fault = read_range(fd, prefix, prefix_len, 0, *size, "the length prefix")) {
+    return std::move(*fault);
+  }
   Result<std::uint64_t> n =
       parse_header_length(std::span<const std::uint8_t>(prefix, prefix_len), *size, options.limits);
   if (!n) return std::move(n).error();
 
-  std::vector<std::uint8_t> head(static_cast<std::size_t>(8 + *n));
-  std::memcpy(head.data(), prefix, 8);
-  if (!read_exactly(fd.get(), head.data() + 8, *n, 8)) {
-    return Error{Reason::kIoError, 8, path + ": cannot read the header (file changed?)"};
+  // N is now at most max_header_bytes and 8 + N at most the file size, so
+  // this is the only allocation and bounded by both, whatever the prefix
+  // said. Left uninitialised: every byte is read before it is used.
+  const std::uint64_t head_len = 8 + *n;
+  std::unique_ptr<std::uint8_t[]> head;
+  if (head_len <= std::numeric_limits<std::size_t>::max()) {
+    head.reset(new (std::nothrow) std::uint8_t[static_cast<std::size_t>(head_len)]);
   }
-  return check(std::span<const std::uint8_t>(head), *size);
+  if (head == nullptr) {
+    return io_error(0, detail::message("cannot allocate ", head_len, " bytes for the header"));
+  }
+  std::memcpy(head.get(), prefix, 8);
+  if (auto fault = read_range(fd, head.get() + 8, *n, 8, *size, "the header")) {
+    return std::move(*fault);
+  }
+  return check(std::span<const std::uint8_t>(head.get(), static_cast<std::size_t>(head_len)),
+               *size);
+}
+
+// Opens `path`, runs `parse(fd)` and closes it; I/O errors name the path.
+template <class Parse>
+auto open_and(const std::string& path, Parse&& parse) -> decltype(parse(0)) {
+  const int raw_fd = open_read_only(path);
+  if (raw_fd < 0) return io_error(path, "cannot open", errno);
+  Fd fd(raw_fd);
+  auto result = parse(fd.get());
+  if (!result && result.error().reason == Reason::kIoError) {
+    return with_path(path, std::move(result).error());
+  }
+  return result;
 }
 
 }  // namespace
 
-Result<Header> check_file(const std::string& path, const ParseOptions& options) {
-  return read_head_and(path, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
+Result<Header> parse_fd(int fd, const ParseOptions& options) {
+  return read_head_and(fd, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
     return parse_header(head, size, options);
   });
 }
 
-Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options) {
-  return read_head_and(path, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
+Result<HeaderSummary> validate_fd(int fd, const ParseOptions& options) {
+  return read_head_and(fd, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
     return validate_header(head, size, options);
   });
+}
+
+Result<Header> check_file(const std::string& path, const ParseOptions& options) {
+  return open_and(path, [&](int fd) { return parse_fd(fd, options); });
+}
+
+Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options) {
+  return open_and(path, [&](int fd) { return validate_fd(fd, options); });
 }
 
 }  // namespace stguard

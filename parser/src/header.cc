@@ -3,19 +3,14 @@
 #include <optional>
 #include <string>
 
+#include "header_scanner.h"
 #include "layout.h"
+#include "little_endian.h"
 #include "message.h"
-#include "scanner.h"
 #include "utf8.h"
 
 namespace stguard {
 namespace {
-
-std::uint64_t load_le64(const std::uint8_t* p) noexcept {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
 
 // Every check after the length prefix's (header length `n`, from
 // parse_header_length), into the compact scanned form. Faults of the prefix
@@ -81,7 +76,7 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
                  detail::message("only ", std::uint64_t{first_bytes.size()}, " of the file's ",
                                  file_size, " bytes are available")};
   }
-  const std::uint64_t n = load_le64(first_bytes.data());
+  const std::uint64_t n = detail::load_le64(first_bytes.data());
   // Upstream checks the cap before the file length, so a huge N on a short
   // file is HEADER_TOO_LARGE.
   if (n > limits.max_header_bytes) {

@@ -5,6 +5,7 @@
 
 #include "dtype_table.h"
 #include "message.h"
+#include "sizes.h"
 
 namespace stguard::detail {
 namespace {
@@ -15,41 +16,43 @@ Quoted tensor_name(const ScannedHeader& h, std::size_t index, std::string& scrat
   return Quoted{h.name(index, scratch)};
 }
 
-// The byte size the dtype and element count imply, or the fault.
+// The byte size the dtype and element count imply (sizes.h).
+ImpliedSize implied_size_of(const TensorRecord& t) noexcept {
+  return implied_size(t.elements, t.elements_overflow, dtype_entry(t.dtype).bits);
+}
+
+// The fault of a tensor whose size is not the one its dtype and shape imply.
 std::optional<Error> check_size(const ScannedHeader& h, std::size_t index) {
   const TensorRecord& t = h.tensors[index];
-  const std::uint64_t bits_per_element = dtype_entry(t.dtype).bits;
-  std::uint64_t bits = 0;
-  if (t.elements_overflow || __builtin_mul_overflow(t.elements, bits_per_element, &bits)) {
-    std::string scratch;
-    return Error{Reason::kSizeOverflow, t.header_offset,
-                 message("tensor ", tensor_name(h, index, scratch), ": element count x ",
-                         bits_per_element, " bits does not fit in 64 bits")};
+  const ImpliedSize size = implied_size_of(t);
+  std::string scratch;  // the tensor's name, if it is decoded for the message
+  switch (size.fault) {
+    case SizeFault::kOverflow:
+      return Error{
+          Reason::kSizeOverflow, t.header_offset,
+          message("tensor ", tensor_name(h, index, scratch), ": element count x ",
+                  std::uint64_t{dtype_entry(t.dtype).bits}, " bits does not fit in 64 bits")};
+    case SizeFault::kMisaligned:
+      return Error{
+          Reason::kSubbyteMisaligned, t.header_offset,
+          message("tensor ", tensor_name(h, index, scratch), ": ", t.elements, " elements of ",
+                  dtype_name(t.dtype), " are ", size.bits, " bits, not a whole number of bytes")};
+    case SizeFault::kNone:
+      break;
   }
-  if (bits % 8 != 0) {
-    std::string scratch;
-    return Error{
-        Reason::kSubbyteMisaligned, t.header_offset,
-        message("tensor ", tensor_name(h, index, scratch), ": ", t.elements, " elements of ",
-                dtype_name(t.dtype), " are ", bits, " bits, not a whole number of bytes")};
-  }
-  const std::uint64_t expected = bits / 8;
-  if (t.end - t.begin != expected) {
-    std::string scratch;
+  if (t.end - t.begin != size.bytes) {
     return Error{
         Reason::kSizeMismatch, t.header_offset,
         message("tensor ", tensor_name(h, index, scratch), ": data_offsets span ", t.end - t.begin,
-                " bytes but ", dtype_name(t.dtype), " x shape needs ", expected)};
+                " bytes but ", dtype_name(t.dtype), " x shape needs ", size.bytes)};
   }
   return std::nullopt;
 }
 
 // Cheap test for the common case; check_size gives the fault when it fails.
 bool size_ok(const TensorRecord& t) noexcept {
-  std::uint64_t bits = 0;
-  return t.begin <= t.end && !t.elements_overflow &&
-         !__builtin_mul_overflow(t.elements, std::uint64_t{dtype_entry(t.dtype).bits}, &bits) &&
-         bits % 8 == 0 && t.end - t.begin == bits / 8;
+  const ImpliedSize size = implied_size_of(t);
+  return t.begin <= t.end && size.fault == SizeFault::kNone && t.end - t.begin == size.bytes;
 }
 
 struct Span {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "scanner.h"
+#include "scanned_header.h"
 #include "stguard/error.h"
 #include "stguard/header.h"
 

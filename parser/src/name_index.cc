@@ -1,8 +1,9 @@
 #include "name_index.h"
 
 #include <chrono>
-#include <cstring>
 #include <random>
+
+#include "little_endian.h"
 
 namespace stguard::detail {
 namespace {
@@ -49,18 +50,6 @@ std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
   return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
 }
 
-std::uint64_t load64(const unsigned char* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-std::uint64_t load32(const unsigned char* p) noexcept {
-  std::uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 }  // namespace
 
 std::uint64_t hash_name(std::string_view name) noexcept {
@@ -76,16 +65,16 @@ std::uint64_t hash_name(std::string_view name) noexcept {
   if (n > 16) {
     const unsigned char* last = p + n - 16;
     for (; p < last; p += 16) {
-      h = fold_multiply(load64(p) ^ kSecrets.words[1], load64(p + 8) ^ h);
+      h = fold_multiply(load_le<8>(p) ^ kSecrets.words[1], load_le<8>(p + 8) ^ h);
     }
-    a = load64(last);
-    b = load64(last + 8);
+    a = load_le<8>(last);
+    b = load_le<8>(last + 8);
   } else if (n >= 8) {
-    a = load64(p);
-    b = load64(p + n - 8);
+    a = load_le<8>(p);
+    b = load_le<8>(p + n - 8);
   } else if (n >= 4) {
-    a = load32(p);
-    b = load32(p + n - 4);
+    a = load_le<4>(p);
+    b = load_le<4>(p + n - 4);
   } else if (n > 0) {
     a = (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n / 2]} << 8) | p[n - 1];
   }

@@ -1,31 +1,19 @@
 #include "utf8.h"
 
-#include <bit>
 #include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+#include "little_endian.h"
+
 namespace stguard::detail {
 namespace {
 
 constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
 
-std::uint64_t load64(const std::uint8_t* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 bool is_continuation(std::uint8_t b) noexcept { return (b & 0xC0) == 0x80; }
-
-// Index of the first byte, in memory order, whose high bit is set in a
-// non-zero `load64` & kHighBits.
-int first_set_byte(std::uint64_t high) noexcept {
-  return std::endian::native == std::endian::little ? __builtin_ctzll(high) / 8
-                                                    : __builtin_clzll(high) / 8;
-}
 
 // The first byte in [p, end) at or above 0x80, or end. Headers are almost
 // entirely ASCII, so whole blocks are skipped: 64 bytes with one test where
@@ -41,8 +29,9 @@ const std::uint8_t* find_non_ascii(const std::uint8_t* p, const std::uint8_t* en
   }
 #endif
   while (end - p >= 8) {
-    const std::uint64_t high = load64(p) & kHighBits;
-    if (high != 0) return p + first_set_byte(high);
+    // Loaded little-endian, the lowest set bit is in the first such byte.
+    const std::uint64_t high = load_le64(p) & kHighBits;
+    if (high != 0) return p + __builtin_ctzll(high) / 8;
     p += 8;
   }
   while (p < end && *p < 0x80) ++p;

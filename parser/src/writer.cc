@@ -7,7 +7,9 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "little_endian.h"
 #include "message.h"
+#include "sizes.h"
 #include "utf8.h"
 
 namespace stguard {
@@ -64,31 +66,24 @@ void append_json_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
-// Byte size implied by dtype and shape, with the strict profile's rules.
+// Byte size implied by dtype and shape, with the strict profile's rules
+// (sizes.h), which the written file is parsed by.
 Result<std::uint64_t> implied_size(const TensorToWrite& t) {
-  std::uint64_t elements = 1;
-  std::uint64_t nonzero = 1;
-  bool overflow = false;
-  for (std::uint64_t dim : t.shape) {
-    if (dim == 0) {
-      elements = 0;
-    } else {
-      overflow |= __builtin_mul_overflow(nonzero, dim, &nonzero);
-    }
+  const detail::ElementCount count = detail::count_elements(t.shape, Profile::kStrict);
+  const detail::ImpliedSize size =
+      detail::implied_size(count.elements(), count.overflow, dtype_bits(t.dtype));
+  switch (size.fault) {
+    case detail::SizeFault::kOverflow:
+      return refuse(Reason::kSizeOverflow, "tensor " + detail::quoted(t.name) +
+                                               ": element count x bits does not fit in 64 bits");
+    case detail::SizeFault::kMisaligned:
+      return refuse(Reason::kSubbyteMisaligned, "tensor " + detail::quoted(t.name) + ": " +
+                                                    std::to_string(size.bits) +
+                                                    " bits is not a whole number of bytes");
+    case detail::SizeFault::kNone:
+      break;
   }
-  if (elements != 0) elements = nonzero;
-  std::uint64_t bits = 0;
-  overflow |= __builtin_mul_overflow(elements, std::uint64_t{dtype_bits(t.dtype)}, &bits);
-  if (overflow) {
-    return refuse(Reason::kSizeOverflow, "tensor " + detail::quoted(t.name) +
-                                             ": element count x bits does not fit in 64 bits");
-  }
-  if (bits % 8 != 0) {
-    return refuse(Reason::kSubbyteMisaligned, "tensor " + detail::quoted(t.name) + ": " +
-                                                  std::to_string(bits) +
-                                                  " bits is not a whole number of bytes");
-  }
-  return bits / 8;
+  return size.bytes;
 }
 
 }  // namespace
@@ -215,9 +210,7 @@ Result<WrittenHeader> write_header(std::span<const TensorToWrite> tensors,
 
   const std::uint64_t n = json.size();
   out.prefix_and_header.resize(8 + json.size());
-  for (int b = 0; b < 8; ++b) {
-    out.prefix_and_header[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(n >> (8 * b));
-  }
+  detail::store_le64(out.prefix_and_header.data(), n);
   std::memcpy(out.prefix_and_header.data() + 8, json.data(), json.size());
   return out;
 }

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "folder_builder.h"
-#include "run_cli.h"
-#include "temp_dir.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 

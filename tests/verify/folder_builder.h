@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "temp_dir.h"
+#include "tests/support/temp_dir.h"
 #include "verify/verify.h"
 
 namespace stguard_test {

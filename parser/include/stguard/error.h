@@ -35,7 +35,9 @@ namespace stguard {
 //   layout faults: into the data buffer. kOffsetGap: the first byte of the
 //     hole; kOffsetOverlap: the first byte claimed twice; kOffsetOutOfBounds:
 //     the file size (where the missing bytes would start); kTrailingData: the
-//     first byte after the last tensor.
+//     first byte after the last tensor;
+//   kIoError: where the bytes at hand end or a read stopped; otherwise 0 (the
+//     file could not be opened, mapped or allocated, or is not a regular file).
 enum class Reason : std::uint8_t {
   kHeaderTooSmall = 1,           // file shorter than 8 bytes
   kHeaderTooLarge = 2,           // N above Limits::max_header_bytes

@@ -1,12 +1,12 @@
-// tests/test_util.h: assertions shared by the unit tests.
+// tests/support/test_util.h: assertions shared by the unit tests.
 //
 //   EXPECT_TRUE(Rejects(stguard::parse(bytes), Reason::kOffsetGap, 42));
 //   EXPECT_TRUE(Accepts(stguard::parse(bytes, Reference())));
 //
 // Verdicts are compared by reason and absolute offset, never by message text;
 // the message is only printed to explain a failure.
-#ifndef STGUARD_TESTS_TEST_UTIL_H_
-#define STGUARD_TESTS_TEST_UTIL_H_
+#ifndef STGUARD_TESTS_SUPPORT_TEST_UTIL_H_
+#define STGUARD_TESTS_SUPPORT_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 #include <stguard/stguard.h>
@@ -68,4 +68,4 @@ template <class T>
 
 }  // namespace stguard_test
 
-#endif  // STGUARD_TESTS_TEST_UTIL_H_
+#endif  // STGUARD_TESTS_SUPPORT_TEST_UTIL_H_

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "file_builder.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "tests/support/file_builder.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_util.h"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "file_builder.h"
-#include "test_util.h"
+#include "tests/support/file_builder.h"
+#include "tests/support/test_util.h"
 
 namespace {
 

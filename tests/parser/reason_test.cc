@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "file_builder.h"
-#include "test_util.h"
+#include "tests/support/file_builder.h"
+#include "tests/support/test_util.h"
 
 namespace {
 
@@ -346,7 +346,7 @@ TEST(ReasonCoverage, CaseNamesAreUnique) {
   for (const ReasonCase& c : AllCases()) EXPECT_TRUE(names.insert(c.name).second) << c.name;
 }
 
-// The stable names from DESIGN.md with their ABI numbers.
+// The stable names from docs/reasons.md with their ABI numbers.
 struct NamedReason {
   Reason reason;
   int number;
@@ -419,7 +419,7 @@ struct NamedDtype {
   const char* name;
   unsigned bits;
 };
-// REFERENCE.md "Dtypes (name, bits)", in numeric order.
+// docs/reference-profile.md "Dtypes (name, bits)", in numeric order.
 constexpr NamedDtype kDtypes[] = {
     {Dtype::kBool, 0, "BOOL", 8},
     {Dtype::kF4, 1, "F4", 4},
@@ -471,7 +471,7 @@ TEST(Dtypes, NothingElseIsADtype) {
 }
 
 TEST(Dtypes, WriterRankFollowsUpstreamOrder) {
-  // REFERENCE.md "Writer".
+  // docs/reference-profile.md "Writer".
   const Dtype order[] = {Dtype::kU64,        Dtype::kI64,    Dtype::kF64,    Dtype::kC64,
                          Dtype::kF32,        Dtype::kU32,    Dtype::kI32,    Dtype::kBF16,
                          Dtype::kF16,        Dtype::kU16,    Dtype::kI16,    Dtype::kF8E5M2Fnuz,

@@ -2,7 +2,7 @@
 // quoted_size() predicts stguard::detail::quoted()'s length exactly, so message() reserves the
 // whole text once; numbers print in full at both ends of u64. A white-box
 // test: the header is internal, the messages it builds are public.
-#include "message.h"
+#include "parser/src/message.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// tests/temp_dir.h: a scratch directory per test, removed afterwards.
+// tests/support/temp_dir.h: a scratch directory per test, removed afterwards.
 //
 //   stguard_test::TempDir dir;
 //   std::string path = dir.write("a.safetensors", bytes);
-#ifndef STGUARD_TESTS_TEMP_DIR_H_
-#define STGUARD_TESTS_TEMP_DIR_H_
+#ifndef STGUARD_TESTS_SUPPORT_TEMP_DIR_H_
+#define STGUARD_TESTS_SUPPORT_TEMP_DIR_H_
 
 #include <unistd.h>
 
@@ -66,4 +66,4 @@ class TempDir {
 
 }  // namespace stguard_test
 
-#endif  // STGUARD_TESTS_TEMP_DIR_H_
+#endif  // STGUARD_TESTS_SUPPORT_TEMP_DIR_H_

@@ -1,4 +1,4 @@
-// Every row of every table in REFERENCE.md as a test case, run in both
+// Every row of every table in docs/reference-profile.md as a test case, run in both
 // profiles. A case is named <Table>_<Row>_<profile>, so a failure says which
 // row of which table broke. Where the brief fixes the reason (and offset) of a
 // rejection, the case checks them; otherwise only the verdict.
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "file_builder.h"
-#include "test_util.h"
+#include "tests/support/file_builder.h"
+#include "tests/support/test_util.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// tests/file_builder.h: build hostile safetensors files by hand.
+// tests/support/file_builder.h: build hostile safetensors files by hand.
 //
 // A file is built from the exact header text (so duplicate keys, odd
 // whitespace and broken escapes are expressible) and the data bytes, with
@@ -13,8 +13,8 @@
 //
 // Offsets in tests are absolute file bytes; `header_at(header, needle)` gives
 // the absolute offset of a piece of header text so expectations stay readable.
-#ifndef STGUARD_TESTS_FILE_BUILDER_H_
-#define STGUARD_TESTS_FILE_BUILDER_H_
+#ifndef STGUARD_TESTS_SUPPORT_FILE_BUILDER_H_
+#define STGUARD_TESTS_SUPPORT_FILE_BUILDER_H_
 
 #include <cstdint>
 #include <cstdlib>
@@ -172,4 +172,4 @@ inline std::string entry(std::string_view name, std::string_view dtype, std::str
 
 }  // namespace stguard_test
 
-#endif  // STGUARD_TESTS_FILE_BUILDER_H_
+#endif  // STGUARD_TESTS_SUPPORT_FILE_BUILDER_H_

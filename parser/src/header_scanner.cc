@@ -1,0 +1,323 @@
+#include "header_scanner.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "message.h"
+
+namespace stguard::detail {
+namespace {
+
+constexpr std::string_view kMetadataKey = "__metadata__";
+constexpr std::size_t kUsualMetadataEntries = 4;
+
+}  // namespace
+
+HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
+                             std::uint64_t file_base, const ParseOptions& options) noexcept
+    : lex_(begin, end, file_base), options_(options) {}
+
+HeaderScanner::~HeaderScanner() {
+  if (!borrowed_spares_) return;
+  return_spare<NameHashPool>(name_hashes_);
+  return_spare<TensorNameTablePool>(tensor_names_.storage());
+  return_spare<MetadataKeyTablePool>(metadata_keys_.storage());
+}
+
+bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
+                               bool is_metadata_key) {
+  if (name.text.size() > options_.limits.max_name_bytes) {
+    return lex_.fail(Reason::kLimitExceeded, at,
+                     message(is_metadata_key ? "metadata key" : "tensor name", " of ",
+                             std::uint64_t{name.text.size()}, " bytes exceeds max_name_bytes ",
+                             options_.limits.max_name_bytes));
+  }
+  if (strict() && name.has_nul) {
+    return lex_.fail(Reason::kNameInvalid, at,
+                     message(is_metadata_key ? "metadata key " : "tensor name ", Quoted{name.text},
+                             " contains U+0000 (C-string readers would see a different name)"));
+  }
+  return true;
+}
+
+bool HeaderScanner::scan(ScannedHeader& out) {
+  out.header_begin = lex_.begin();
+  out.header_end = lex_.end();
+  out.file_base = lex_.file_base();
+  out_ = &out;
+  // The tables come from the thread's spares (recycle.h).
+  borrow_spare<NameHashPool>(name_hashes_);
+  borrow_spare<TensorNameTablePool>(tensor_names_.storage());
+  borrow_spare<MetadataKeyTablePool>(metadata_keys_.storage());
+  borrowed_spares_ = true;
+  // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
+  // avoids most regrowth copies while staying within ~1x the header size.
+  const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
+  const std::size_t expected_tensors = header_size / 64;
+  if (expected_tensors <= options_.limits.max_tensors) {
+    out.tensors.reserve(expected_tensors);
+    if (out.keep_details) {
+      out.details.reserve(expected_tensors);
+      out.dims.reserve(expected_tensors * 2);
+    }
+    if (!strict()) {
+      // The name table is probed at random, so it is sized for typical
+      // entries (~128 bytes) rather than the worst case: growing it
+      // re-inserts every name, but an oversized table misses the cache on
+      // every probe.
+      tensor_names_.reserve(header_size / 128);
+    }
+  }
+  const bool scanned = read_document(out);
+  if (strict() && !names_ascending_) {
+    // A repeated tensor name is a fault at the repeat, so it wins over any
+    // fault the scan found later, and over every check after the scan. Every
+    // name recorded so far precedes the scan's fault (a name is recorded
+    // before its entry is read), so the first repeat among them is the one
+    // a check at each name would have stopped at.
+    std::string scratch;
+    const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
+      return out.name(i, compare_scratch_) == out.name(j, scratch);
+    });
+    if (repeat) {
+      const auto [first, second] = *repeat;
+      const TensorRecord& t = out.tensors[second];
+      return lex_.fail(
+          Reason::kDuplicateKey, lex_.begin() + (t.header_offset - lex_.file_base()),
+          message("tensor name ", Quoted{out.name(second, scratch)},
+                  " appears twice (first at byte ", out.tensors[first].header_offset, ")"));
+    }
+  }
+  return scanned;
+}
+
+void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
+  const std::size_t index = out_->tensors.size() - 1;  // the record just added
+  if (names_ascending_) {
+    if (index == 0 || previous_name_ < name) {
+      if (decoded) {
+        // Decoded names live in buffers that the next name reuses.
+        previous_name_copy_.assign(name);
+        previous_name_ = previous_name_copy_;
+      } else {
+        previous_name_ = name;  // in the header
+      }
+      return;
+    }
+    // Out of order: hash every name so far, and from now on each one.
+    names_ascending_ = false;
+    name_hashes_.reserve(out_->tensors.capacity());
+    std::string scratch;
+    for (std::size_t i = 0; i < index; ++i) {
+      name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(out_->name(i, scratch))));
+    }
+  }
+  name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
+}
+
+std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
+  if (keep_details) {
+    const TensorDetail& d = details[index];
+    const char* base =
+        d.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
+    return {base + d.name_pos, static_cast<std::size_t>(d.name_len)};
+  }
+  const std::uint8_t* quote = header_begin + (tensors[index].header_offset - file_base);
+  return JsonLexer::string_at(header_begin, header_end, quote, scratch);
+}
+
+bool HeaderScanner::read_document(ScannedHeader& out) {
+  std::vector<TensorRecord>& tensors = out.tensors;
+  if (lex_.begin() == lex_.end()) {
+    return lex_.fail(Reason::kHeaderNotJson, lex_.pos(),
+                     "invalid JSON: the header is empty (N = 0)");
+  }
+  if (strict()) {
+    if (lex_.peek() != '{') {  // not the end: the header is not empty
+      return lex_.fail(Reason::kHeaderBadStart, lex_.pos(),
+                       "the header must begin with '{' (no leading whitespace or BOM)");
+    }
+  } else {
+    lex_.skip_whitespace();
+    if (lex_.peek() != '{') {
+      return lex_.fail_syntax(lex_.pos(), "'{' (the header must be a JSON object)");
+    }
+  }
+  lex_.advance();
+  bool metadata_seen = false;
+  lex_.skip_whitespace();
+  if (lex_.peek() == '}') {
+    lex_.advance();
+  } else {
+    for (;;) {
+      if (lex_.peek() != '"') return lex_.fail_syntax(lex_.pos(), "a tensor name string");
+      const std::uint8_t* key_at = lex_.pos();
+      StringValue key;
+      if (!lex_.read_string(key_scratch_, key)) return false;
+      lex_.skip_whitespace();
+      if (!lex_.expect(':', "':' after a key")) return false;
+      lex_.skip_whitespace();
+      if (key.text == kMetadataKey) {
+        if (metadata_seen) {
+          return lex_.fail(Reason::kDuplicateKey, key_at, "\"__metadata__\" appears twice");
+        }
+        metadata_seen = true;
+        if (!read_metadata(out.metadata)) return false;
+      } else {
+        if (!check_name(key, key_at, false)) return false;
+        if (tensors.size() >= options_.limits.max_tensors) {
+          return lex_.fail(
+              Reason::kLimitExceeded, key_at,
+              message("more than max_tensors (", options_.limits.max_tensors, ") tensors"));
+        }
+        const auto new_index = static_cast<std::uint32_t>(tensors.size());
+        TensorRecord& tensor = tensors.emplace_back();
+        tensor.header_offset = lex_.offset_of(key_at);
+        // A stable view of the name for the rest of this entry: in the header,
+        // or copied when decoded from escapes (key_scratch_ is reused below).
+        std::string_view name = key.text;
+        if (out.keep_details) {
+          TensorDetail& detail = out.details.emplace_back();
+          detail_ = &detail;
+          detail.name_len = key.text.size();
+          if (key.decoded) {
+            detail.name_in_arena = true;
+            detail.name_pos = out.name_arena.size();
+            out.name_arena.append(key.text);
+          } else {
+            detail.name_pos = static_cast<std::uint64_t>(
+                reinterpret_cast<const std::uint8_t*>(key.text.data()) - lex_.begin());
+          }
+          name = out.name(new_index, name_scratch_);
+        } else if (key.decoded) {
+          name_scratch_.assign(key.text);
+          name = name_scratch_;
+        }
+        if (strict()) {
+          // Repeated names are found after the scan (see scan()).
+          note_name_for_repeats(name, key.decoded);
+          if (!read_tensor_entry(tensor, name)) return false;
+        } else {
+          // The lookup comes after the entry is read so that the prefetched
+          // hash slot has arrived by then (see NameIndex).
+          const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
+          if (!read_tensor_entry(tensor, name)) return false;
+          const std::uint32_t existing = tensor_names_.find_or_insert(
+              hash, name, new_index,
+              [&out, this](std::uint32_t i) { return out.name(i, compare_scratch_); });
+          if (existing != NameIndex::kAbsent) {
+            // Upstream collects entries into a HashMap, so the last one wins;
+            // the earlier entry had to be well-typed all the same.
+            tensors[existing] = tensors.back();
+            tensors.pop_back();
+            if (out.keep_details) {
+              out.details[existing] = out.details.back();
+              out.details.pop_back();
+            }
+          }
+        }
+        detail_ = nullptr;
+      }
+      const AfterElement next = lex_.after_element('}', "',' or '}' after a header entry");
+      if (next == AfterElement::kNext) continue;
+      if (next == AfterElement::kFault) return false;
+      lex_.advance();  // '}'
+      break;
+    }
+  }
+  // After the top-level object.
+  if (strict()) {
+    const std::uint8_t* p = lex_.pos();
+    while (p < lex_.end() && *p == ' ') ++p;
+    if (p != lex_.end()) {
+      return lex_.fail(Reason::kHeaderBadPadding, p,
+                       "only spaces (0x20) may follow the header object as padding");
+    }
+    lex_.set_pos(p);
+    return true;
+  }
+  lex_.skip_whitespace();
+  if (lex_.pos() != lex_.end()) {
+    return lex_.fail(Reason::kHeaderNotJson, lex_.pos(),
+                     "invalid JSON: trailing characters after the header object");
+  }
+  return true;
+}
+
+bool HeaderScanner::read_metadata(
+    std::optional<std::vector<std::pair<std::string, std::string>>>& metadata) {
+  const std::uint8_t* value_at = lex_.pos();
+  const int c = lex_.peek();
+  if (c == 'n') {
+    if (!lex_.read_literal("null")) return false;
+    if (strict()) {
+      return lex_.fail(Reason::kMetadataInvalid, value_at,
+                       "\"__metadata__\" is null (must be an object of strings)");
+    }
+    metadata.reset();  // upstream treats null as absent
+    return true;
+  }
+  if (c != '{') {
+    if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+    return lex_.fail(Reason::kMetadataInvalid, value_at,
+                     "\"__metadata__\" must be an object of string values");
+  }
+  lex_.advance();  // depth 2; only strings inside, so no nesting check is needed
+  auto& pairs = metadata.emplace();
+  lex_.skip_whitespace();
+  if (lex_.peek() == '}') {
+    lex_.advance();
+    return true;
+  }
+  // Files carry a handful of metadata entries ("format": "pt" and a few
+  // more): room for them in one allocation instead of regrowing at 1, 2, 4.
+  pairs.reserve(kUsualMetadataEntries);
+  for (;;) {
+    if (lex_.peek() != '"') return lex_.fail_syntax(lex_.pos(), "a metadata key string");
+    const std::uint8_t* key_at = lex_.pos();
+    StringValue key;
+    if (!lex_.read_string(key_scratch_, key)) return false;
+    if (!check_name(key, key_at, true)) return false;
+    // Duplicates are decided at the key, before its value, as for tensor names.
+    pairs.emplace_back(std::string(key.text), std::string());
+    const auto new_index = static_cast<std::uint32_t>(pairs.size() - 1);
+    const std::uint32_t existing = metadata_keys_.find_or_insert(
+        pairs.back().first, new_index,
+        [&pairs](std::uint32_t i) -> std::string_view { return pairs[i].first; });
+    if (existing != NameIndex::kAbsent && strict()) {
+      return lex_.fail(Reason::kDuplicateKey, key_at,
+                       message("metadata key ", Quoted{pairs.back().first}, " appears twice"));
+    }
+    lex_.skip_whitespace();
+    if (!lex_.expect(':', "':' after a metadata key")) return false;
+    lex_.skip_whitespace();
+    const std::uint8_t* string_at = lex_.pos();
+    if (lex_.peek() != '"') {
+      if (!starts_value(lex_.peek())) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+      return lex_.fail(
+          Reason::kMetadataInvalid, string_at,
+          message("metadata value for ", Quoted{pairs.back().first}, " is not a string"));
+    }
+    StringValue value;
+    if (!lex_.read_string(value_scratch_, value)) return false;
+    if (strict() && value.has_nul) {
+      return lex_.fail(
+          Reason::kMetadataInvalid, string_at,
+          message("metadata value for ", Quoted{pairs.back().first}, " contains U+0000"));
+    }
+    pairs.back().second.assign(value.text);
+    if (existing != NameIndex::kAbsent) {
+      pairs[existing].second = std::move(pairs.back().second);  // reference: last wins
+      pairs.pop_back();
+    }
+    const AfterElement next = lex_.after_element('}', "',' or '}' in \"__metadata__\"");
+    if (next == AfterElement::kNext) continue;
+    if (next == AfterElement::kFault) return false;
+    lex_.advance();  // '}'
+    return true;
+  }
+}
+
+}  // namespace stguard::detail

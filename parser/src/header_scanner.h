@@ -1,0 +1,106 @@
+// The purpose-built reader of the safetensors header grammar.
+//
+// It reads exactly what a header can contain (an object of tensor entries
+// and "__metadata__", entries of dtype, shape and data_offsets) in one
+// forward pass over the JSON tokens of json_lexer.h, without a DOM, and
+// applies the profile's rules as it goes: duplicate keys, number forms,
+// U+0000 in names, padding, and the reference profile's serde_json quirks.
+// The result is the compact ScannedHeader (scanned_header.h). Semantic
+// checks that need the whole header (sizes, layout) are in layout.cc.
+//
+// Precondition: the header text is valid UTF-8 (see json_lexer.h). Whatever
+// the input, the scanner never reads outside [begin, end).
+#ifndef STGUARD_SRC_HEADER_SCANNER_H_
+#define STGUARD_SRC_HEADER_SCANNER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "json_lexer.h"
+#include "name_index.h"
+#include "scanned_header.h"
+#include "stguard/error.h"
+#include "stguard/header.h"
+
+namespace stguard::detail {
+
+// The pools (recycle.h) of HeaderScanner's tables.
+struct NameHashPool {  // strict: a hash per tensor name, for the repeat check
+  using Element = std::uint32_t;
+};
+struct TensorNameTablePool {  // reference: the tensor names' table, for the last-wins merge
+  using Element = NameIndex::Slot;
+};
+struct MetadataKeyTablePool {  // the metadata keys' table, for repeated keys
+  using Element = NameIndex::Slot;
+};
+
+class HeaderScanner {
+ public:
+  // `begin`/`end` delimit the N header bytes; `file_base` is the absolute file
+  // offset of `begin` (8), used for error offsets.
+  HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base,
+                const ParseOptions& options) noexcept;
+  ~HeaderScanner();
+  HeaderScanner(const HeaderScanner&) = delete;
+  HeaderScanner& operator=(const HeaderScanner&) = delete;
+
+  // Reads the whole header into `out`. On failure returns false and
+  // take_error() gives the first fault in document order.
+  bool scan(ScannedHeader& out);
+
+  Error take_error() { return lex_.take_error(); }
+
+ private:
+  using StringValue = JsonLexer::StringValue;
+  using AfterElement = JsonLexer::AfterElement;
+
+  bool strict() const noexcept { return options_.profile == Profile::kStrict; }
+
+  bool read_document(ScannedHeader& out);
+  bool read_metadata(std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
+  bool read_tensor_entry(TensorRecord& tensor, std::string_view name);
+  // The entry as writers emit it, {"dtype":"..","shape":[..],"data_offsets":[..,..]}
+  // without whitespace, read in straight-line code. Returns false, having
+  // consumed and recorded nothing, for anything else (faults included): the
+  // general reader then takes the entry.
+  bool read_compact_entry(TensorRecord& tensor);
+  bool read_tensor_object(TensorRecord& tensor, std::string_view name);
+  // Reference profile only: the entry as the array [dtype, shape, data_offsets].
+  bool read_tensor_array(TensorRecord& tensor, std::string_view name);
+  bool read_dtype(Dtype& out);
+  // Also folds the element count into `tensor` (sizes.h) and, when details
+  // are kept, appends the dimensions to ScannedHeader::dims.
+  bool read_shape(TensorRecord& tensor);
+  bool read_offsets(std::uint64_t& begin, std::uint64_t& end);
+  bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key);
+
+  JsonLexer lex_;
+  const ParseOptions& options_;
+
+  std::string key_scratch_;
+  std::string value_scratch_;
+  std::string name_scratch_;        // the current tensor name when it had escapes
+  std::string compare_scratch_;     // an earlier name read again to compare
+  ScannedHeader* out_ = nullptr;    // during scan()
+  TensorDetail* detail_ = nullptr;  // the current tensor's, when details are kept
+  // Strict: hashes for the check for repeated names after the scan, one per
+  // tensor in document order. While every name is greater than the one
+  // before (writers sort them), no name can repeat, so none is hashed.
+  void note_name_for_repeats(std::string_view name, bool decoded);
+  bool names_ascending_ = true;
+  std::string_view previous_name_;
+  std::string previous_name_copy_;  // previous_name_ when it had escapes
+  std::vector<std::uint32_t> name_hashes_;
+  NameIndex tensor_names_;  // reference: for the last-wins merge
+  NameIndex metadata_keys_;
+  bool borrowed_spares_ = false;  // scan() took the three above from the thread's spares
+};
+
+}  // namespace stguard::detail
+
+#endif  // STGUARD_SRC_HEADER_SCANNER_H_

@@ -1,0 +1,304 @@
+// The JSON lexer under the header grammar (header_scanner.h): a cursor over
+// the header bytes [begin, end) that reads JSON tokens (strings with every
+// escape, numbers, literals, whitespace), skips whole values as serde_json
+// would read them, and records the first fault as an Error with its reason,
+// absolute file offset and message. It knows JSON, not safetensors.
+//
+// Precondition: the bytes are valid UTF-8. Invalid UTF-8 anywhere outranks
+// every other fault of the header, so the caller (header.cc) checks it first,
+// in one pass, and the lexer never sees it; strings then take non-ASCII bytes
+// as plain content (a non-ASCII byte outside a string is a syntax fault).
+// Whatever the input, the lexer never reads outside [begin, end).
+//
+// The word-at-a-time helpers (find_string_stop, read_plain_u64, matches) are
+// inline here, not in json_lexer.cc: the grammar's compact-entry reader runs
+// them in straight-line code once or more per tensor, and a call there costs
+// more than the work. So are the cursor's one-byte steps (peek,
+// skip_whitespace, expect), for every token.
+#ifndef STGUARD_SRC_JSON_LEXER_H_
+#define STGUARD_SRC_JSON_LEXER_H_
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "little_endian.h"
+#include "stguard/error.h"
+
+namespace stguard::detail {
+
+inline bool is_digit(int c) noexcept { return c >= '0' && c <= '9'; }
+
+// Bytes that start a syntactically plausible JSON value. Used to tell "a value
+// of the wrong type" (a schema fault) from "not JSON at all" (a syntax fault).
+inline bool starts_value(int c) noexcept {
+  return c == '"' || c == '{' || c == '[' || c == '-' || is_digit(c) || c == 't' || c == 'f' ||
+         c == 'n';
+}
+
+// SWAR over 8 bytes loaded little-endian: a mask with the high bit set in
+// each byte that is '"', '\\' or below 0x20. Borrows can only flag bytes
+// above a true hit, so the lowest set bit always marks a real one.
+[[gnu::always_inline]] inline std::uint64_t string_stop_mask(std::uint64_t w) noexcept {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  const std::uint64_t quote = w ^ (kOnes * '"');
+  const std::uint64_t backslash = w ^ (kOnes * '\\');
+  const std::uint64_t has_quote = (quote - kOnes) & ~quote;
+  const std::uint64_t has_backslash = (backslash - kOnes) & ~backslash;
+  const std::uint64_t has_control = (w - kOnes * 0x20) & ~w;
+  return (has_quote | has_backslash | has_control) & kHigh;
+}
+
+// The first byte in [p, end) that a string scan must look at: '"', '\\' or a
+// control byte (< 0x20); or end. Non-ASCII bytes are plain string content:
+// the header's UTF-8 is validated before the scan.
+[[gnu::always_inline]] inline const std::uint8_t* find_string_stop(
+    const std::uint8_t* p, const std::uint8_t* end) noexcept {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i last_control = _mm_set1_epi8(0x1F);
+  while (end - p >= 16) {
+    __m128i x;
+    std::memcpy(&x, p, sizeof x);
+    // x <= 0x1F as unsigned bytes: min(x, 0x1F) == x.
+    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, last_control), x);
+    const __m128i stops =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), control);
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+    if (mask != 0) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
+  while (end - p >= 8) {
+    const std::uint64_t mask = string_stop_mask(load_le64(p));
+    if (mask != 0) return p + __builtin_ctzll(mask) / 8;
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) ++p;
+  return p;
+}
+
+// How many of the 8 bytes of a little-endian word, from the lowest, are ASCII
+// digits before the first one that is not (0 to 8). `t` is the word minus
+// '0' in every byte: a digit byte is then 0..9; any other byte is >= 0x80 or
+// reaches 0x80 when 0x76 is added. Borrows and carries only move upwards,
+// past the first non-digit, so they never change the answer.
+[[gnu::always_inline]] inline int leading_digits(std::uint64_t t) noexcept {
+  const std::uint64_t non_digit = (t | (t + 0x7676767676767676ULL)) & 0x8080808080808080ULL;
+  return non_digit == 0 ? 8 : __builtin_ctzll(non_digit) / 8;
+}
+
+// The value of the first `n` (1 to 8) digits of `t` (bytes already minus
+// '0', the first digit in the lowest byte). Shifting them to the top leaves
+// zero digits in front; then neighbours combine in three rounds (pairs,
+// quads, the whole) with one multiply each, no lane exceeding its width.
+[[gnu::always_inline]] inline std::uint64_t digits_value(std::uint64_t t, int n) noexcept {
+  t <<= 8 * (8 - n);
+  t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFULL;    // 16-bit lanes 0..99
+  t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFULL;  // 32-bit lanes 0..9999
+  return (t * 10000 + (t >> 32)) & 0xFFFFFFFFULL;
+}
+
+inline constexpr std::uint64_t kDigitsPow10[9] = {
+    1, 10, 100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000};
+inline constexpr std::uint64_t kAsciiZeros = 0x3030303030303030ULL;  // '0' in every byte
+
+// The common form of an unsigned integer: 1 to 19 digits, no leading zero
+// (except "0" itself), which always fits in u64. Needs 24 readable bytes at
+// `p`. Returns the end of the digits and sets `value`, or nullptr for any
+// other form (which the general grammar then reads). Inlined: it runs about
+// four times per tensor.
+[[gnu::always_inline]] inline const std::uint8_t* read_plain_u64(const std::uint8_t* p,
+                                                                 std::uint64_t& value) noexcept {
+  const std::uint64_t t1 = load_le64(p) - kAsciiZeros;
+  const int n1 = leading_digits(t1);
+  if (n1 == 0 || (n1 > 1 && (t1 & 0xFF) == 0)) return nullptr;
+  value = digits_value(t1, n1);
+  if (n1 < 8) return p + n1;
+  const std::uint64_t t2 = load_le64(p + 8) - kAsciiZeros;
+  const int n2 = leading_digits(t2);
+  if (n2 == 0) return p + 8;
+  value = value * kDigitsPow10[n2] + digits_value(t2, n2);
+  if (n2 < 8) return p + 8 + n2;
+  const std::uint64_t t3 = load_le64(p + 16) - kAsciiZeros;
+  const int n3 = leading_digits(t3);
+  if (n3 > 3) return nullptr;  // 20 digits or more
+  if (n3 == 0) return p + 16;
+  value = value * kDigitsPow10[n3] + digits_value(t3, n3);
+  return p + 16 + n3;
+}
+
+// A literal of 9 to 16 bytes at p (with that many readable) as two
+// overlapping 8-byte compares.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool matches(const std::uint8_t* p,
+                                           const char (&literal)[N]) noexcept {
+  constexpr std::size_t kLen = N - 1;
+  static_assert(kLen > 8 && kLen <= 16);
+  const auto* text = reinterpret_cast<const std::uint8_t*>(literal);
+  return load_le64(p) == load_le64(text) && load_le64(p + kLen - 8) == load_le64(text + kLen - 8);
+}
+
+class JsonLexer {
+ public:
+  // serde_json's recursion limit: a container at this depth (top-level object
+  // = 1) is rejected. Only reachable in the reference profile.
+  static constexpr int kMaxDepth = 128;
+
+  // A JSON string read: its unescaped value (a view into the header when it
+  // had no escapes, otherwise into the caller's scratch buffer) and whether it
+  // contains U+0000.
+  struct StringValue {
+    std::string_view text;
+    bool has_nul = false;
+    bool decoded = false;  // text is in the scratch buffer, not the header
+  };
+
+  // A well-formed JSON number, and whether it is a plain unsigned integer
+  // that fits in u64.
+  struct NumberForm {
+    bool is_u64 = false;
+    std::uint64_t value = 0;
+    bool negative = false;
+    bool fractional_or_exponent = false;
+    bool above_u64 = false;
+  };
+
+  // `begin`/`end` delimit the header bytes; `file_base` is the absolute file
+  // offset of `begin` (8), used for error offsets.
+  JsonLexer(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base) noexcept
+      : begin_(begin), end_(end), p_(begin), file_base_(file_base) {}
+  JsonLexer(const JsonLexer&) = delete;
+  JsonLexer& operator=(const JsonLexer&) = delete;
+
+  // The cursor. set_pos takes a position in [begin, end].
+  const std::uint8_t* begin() const noexcept { return begin_; }
+  const std::uint8_t* end() const noexcept { return end_; }
+  const std::uint8_t* pos() const noexcept { return p_; }
+  void set_pos(const std::uint8_t* p) noexcept { p_ = p; }
+  // Steps over the byte at the cursor, which the caller has looked at.
+  void advance() noexcept { ++p_; }
+  // The byte at the cursor, or -1 at the end.
+  int peek() const noexcept { return p_ < end_ ? *p_ : -1; }
+  std::uint64_t file_base() const noexcept { return file_base_; }
+  std::uint64_t offset_of(const std::uint8_t* at) const noexcept {
+    return file_base_ + static_cast<std::uint64_t>(at - begin_);
+  }
+
+  // Faults. Each records the error (the first one wins the scan, as every
+  // reader stops at it) and returns false, so `return fail(...)` ends a read.
+  bool fail(Reason reason, const std::uint8_t* at, std::string message);
+  // kHeaderNotJson at `at`: "expected <expected>, found <the byte there>".
+  bool fail_syntax(const std::uint8_t* at, std::string_view expected);
+  Error take_error() { return std::move(error_); }
+
+  void skip_whitespace() noexcept {
+    // Compact headers have no whitespace: every JSON whitespace byte is <= ' ',
+    // so one compare settles the common case.
+    if (p_<end_&& * p_> ' ') return;
+    // A local cursor: stores through the member would alias every byte read.
+    const std::uint8_t* p = p_;
+    while (p < end_ && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
+    p_ = p;
+  }
+
+  // The byte `c`, or a syntax fault naming `what` was expected.
+  bool expect(char c, std::string_view what) {
+    if (p_ < end_ && *p_ == static_cast<std::uint8_t>(c)) {
+      ++p_;
+      return true;
+    }
+    return fail_syntax(p_, what);
+  }
+
+  // What follows an element of an array or a member of an object, after any
+  // whitespace.
+  enum class AfterElement : std::uint8_t {
+    kNext,   // ',' (stepped over, and the whitespace after it): another one follows
+    kClose,  // the container's `close` byte, at the cursor (not stepped over)
+    kFault,  // anything else: a syntax fault naming `expected` is recorded
+  };
+  AfterElement after_element(char close, std::string_view expected) {
+    skip_whitespace();
+    if (p_ < end_ && *p_ == ',') {
+      ++p_;
+      skip_whitespace();
+      return AfterElement::kNext;
+    }
+    if (p_ < end_ && *p_ == static_cast<std::uint8_t>(close)) return AfterElement::kClose;
+    fail_syntax(p_, expected);
+    return AfterElement::kFault;
+  }
+
+  // `word` (true, false, null); a fault points at the first byte that differs.
+  bool read_literal(std::string_view word);
+
+  // At the opening quote (checked by the caller). Escaped strings are decoded
+  // into `scratch`, which then holds out.text.
+  bool read_string(std::string& scratch, StringValue& out);
+
+  // Matches a key written without escapes, quotes included, e.g. "\"dtype\"".
+  // A template so the compare has a constant length and is inlined.
+  template <std::size_t N>
+  bool match_plain_key(const char (&quoted_key)[N], StringValue& out) noexcept {
+    constexpr std::size_t kLen = N - 1;  // without the terminating NUL
+    if (static_cast<std::size_t>(end_ - p_) < kLen || std::memcmp(p_, quoted_key, kLen) != 0) {
+      return false;
+    }
+    p_ += kLen;
+    out.text = std::string_view(quoted_key + 1, kLen - 2);
+    out.has_nul = false;
+    out.decoded = false;
+    return true;
+  }
+
+  // The number grammar. On a well-formed JSON number, moves past it and
+  // reports its form.
+  bool read_number(NumberForm& out);
+
+  // One JSON integer in [0, 2^64) (an element of shape or data_offsets). A
+  // number of another form, or another value, is a `type_reason` fault whose
+  // message starts with `what`; anything else is a syntax fault.
+  bool read_u64_element(Reason type_reason, std::string_view what, std::uint64_t& out);
+
+  // Any JSON value, nested at most up to kMaxDepth counting the `depth`
+  // containers it is in, with serde_json's checks (numbers out of f64 range).
+  // Iterative, so nesting costs no native stack.
+  bool skip_value(int depth);
+
+  // At a ',' inside an array that already holds all the elements it may
+  // have: a further value is the caller's schema fault (returns true with the
+  // cursor at that value), a trailing comma a syntax fault.
+  bool comma_before_value();
+
+  // The unescaped value of the JSON string whose opening quote is at `quote`
+  // in [begin, end), a string already read once without fault. The view is
+  // into the header, or into `scratch` when the string had escapes.
+  static std::string_view string_at(const std::uint8_t* begin, const std::uint8_t* end,
+                                    const std::uint8_t* quote, std::string& scratch);
+
+ private:
+  // After a backslash: appends the unescaped text to `scratch`.
+  bool read_escape(std::string& scratch);
+  bool read_hex4(std::uint32_t& out);
+
+  const std::uint8_t* begin_;
+  const std::uint8_t* end_;
+  const std::uint8_t* p_;
+  std::uint64_t file_base_;
+  Error error_{};
+  std::string skip_scratch_;  // strings skip_value reads and drops
+};
+
+}  // namespace stguard::detail
+
+#endif  // STGUARD_SRC_JSON_LEXER_H_

@@ -1,0 +1,92 @@
+// The compact form a header scan produces (header_scanner.h) and the checks
+// after it read (layout.h): one fixed-size record per tensor, and only for
+// parse_header where each name and shape are.
+#ifndef STGUARD_SRC_SCANNED_HEADER_H_
+#define STGUARD_SRC_SCANNED_HEADER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "recycle.h"
+#include "stguard/dtype.h"
+
+namespace stguard::detail {
+
+// A tensor as scanned: fixed-size, no allocation of its own, and only what the
+// checks after the scan need. The element count is folded while the shape is
+// read (by the profile's rule), so validation keeps no shape; names stay in
+// the header and are read again only for messages and name comparisons.
+struct TensorRecord {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::uint64_t header_offset = 0;  // absolute offset of the name's '"'
+  std::uint64_t elements = 0;       // ElementCount::elements() of the shape (sizes.h)
+  Dtype dtype = Dtype::kU8;
+  bool elements_overflow = false;  // ElementCount::overflow: the count left u64
+};
+
+// What only parse_header needs, kept when ScannedHeader::keep_details is set:
+// where the name and the shape are.
+struct TensorDetail {
+  std::uint64_t name_pos = 0;  // into the header bytes, or the name arena
+  std::uint64_t name_len = 0;
+  std::uint64_t shape_pos = 0;  // into ScannedHeader::dims
+  std::uint64_t rank = 0;
+  bool name_in_arena = false;  // the name had escapes and was decoded
+};
+
+// The pools (recycle.h) of ScannedHeader's vectors.
+struct TensorRecordPool {  // the scanned tensors
+  using Element = TensorRecord;
+};
+struct TensorDetailPool {  // where each tensor's name and shape are (parse_header only)
+  using Element = TensorDetail;
+};
+struct ShapeDimsPool {  // every shape's dimensions, back to back (parse_header only)
+  using Element = std::uint64_t;
+};
+
+struct ScannedHeader {
+  // The vectors reuse the thread's spare storage (recycle.h).
+  ScannedHeader() noexcept {
+    borrow_spare<TensorRecordPool>(tensors);
+    borrow_spare<TensorDetailPool>(details);
+    borrow_spare<ShapeDimsPool>(dims);
+  }
+  ~ScannedHeader() {
+    return_spare<TensorRecordPool>(tensors);
+    return_spare<TensorDetailPool>(details);
+    return_spare<ShapeDimsPool>(dims);
+  }
+  ScannedHeader(const ScannedHeader&) = delete;
+  ScannedHeader& operator=(const ScannedHeader&) = delete;
+
+  const std::uint8_t* header_begin = nullptr;
+  const std::uint8_t* header_end = nullptr;
+  std::uint64_t file_base = 8;        // absolute file offset of header_begin
+  bool keep_details = false;          // set by the caller before the scan
+  std::vector<TensorRecord> tensors;  // document order (reference: dups merged)
+  std::vector<TensorDetail> details;  // parallel to tensors when keep_details
+  std::string name_arena;             // decoded names that had escapes
+  std::vector<std::uint64_t> dims;    // all shapes, back to back (keep_details)
+  std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
+
+  // The unescaped name of tensors[index]. Without details it is read again
+  // from the header (it was validated there); `scratch` holds it when it had
+  // escapes, so the view lives as long as `scratch` is not changed.
+  std::string_view name(std::size_t index, std::string& scratch) const;
+  std::span<const std::uint64_t> shape(std::size_t index) const noexcept {
+    const TensorDetail& d = details[index];
+    return {dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)};
+  }
+};
+
+}  // namespace stguard::detail
+
+#endif  // STGUARD_SRC_SCANNED_HEADER_H_

@@ -1,0 +1,328 @@
+// HeaderScanner, continued: the grammar of one tensor entry (its compact
+// fast path, the general object form, the reference profile's array form,
+// and the dtype, shape and data_offsets values). header_scanner.cc reads the
+// document around the entries.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "dtype_table.h"
+#include "header_scanner.h"
+#include "message.h"
+#include "sizes.h"
+
+namespace stguard::detail {
+namespace {
+
+// Keeps a shape's element count (sizes.h) in the scanned record.
+void store_count(const ElementCount& count, TensorRecord& tensor) noexcept {
+  tensor.elements = count.elements();
+  tensor.elements_overflow = count.overflow;
+}
+
+}  // namespace
+
+bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
+  const int c = lex_.peek();
+  if (c == '{') return read_compact_entry(tensor) || read_tensor_object(tensor, name);
+  if (c == '[' && !strict()) return read_tensor_array(tensor, name);
+  if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+  return lex_.fail(Reason::kTensorInvalid, lex_.pos(),
+                   message("entry for tensor ", Quoted{name},
+                           " must be an object with dtype, shape and data_offsets"));
+}
+
+bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
+  // Every load below is checked against the end first; near the end of the
+  // header this gives up and the general reader takes over.
+  const std::uint8_t* q = lex_.pos();  // at '{'
+  const std::uint8_t* const header_end = lex_.end();
+  auto room = [header_end](const std::uint8_t* at, std::ptrdiff_t n) {
+    return header_end - at >= n;
+  };
+  // {"dtype":"NAME" where NAME has no escapes: 2 to 11 bytes before a '"'.
+  if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
+  q += 10;
+  const auto name_len = static_cast<std::size_t>(find_string_stop(q, q + 16) - q);
+  if (name_len < 2 || name_len > 11 || q[name_len] != '"') return false;
+  const std::optional<Dtype> dtype =
+      find_dtype(std::string_view(reinterpret_cast<const char*>(q), name_len));
+  if (!dtype) return false;
+  q += name_len;
+  if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
+  q += 11;
+
+  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
+  const std::size_t dims_before = dims != nullptr ? dims->size() : 0;
+  auto give_up = [&] {
+    if (dims != nullptr) dims->resize(dims_before);
+    return false;
+  };
+  ElementCount count;
+  std::uint64_t rank = 0;
+  if (!room(q, 1)) return false;
+  if (*q == ']') {
+    ++q;
+  } else {
+    for (;;) {
+      // The rank cap is the general reader's to report.
+      if (rank >= options_.limits.max_rank || !room(q, 24)) return give_up();
+      std::uint64_t dim;
+      const std::uint8_t* after = read_plain_u64(q, dim);
+      if (after == nullptr) return give_up();
+      if (dims != nullptr) dims->push_back(dim);
+      ++rank;
+      count.add(dim, options_.profile);
+      q = after + 1;
+      if (*after == ']') break;
+      if (*after != ',') return give_up();
+    }
+  }
+
+  if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return give_up();
+  q += 17;
+  std::uint64_t begin;
+  const std::uint8_t* after = read_plain_u64(q, begin);
+  if (after == nullptr || *after != ',') return give_up();
+  q = after + 1;
+  std::uint64_t end;
+  if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return give_up();
+  if (!room(after, 2) || after[0] != ']' || after[1] != '}') return give_up();
+
+  lex_.set_pos(after + 2);
+  tensor.dtype = *dtype;
+  tensor.begin = begin;
+  tensor.end = end;
+  store_count(count, tensor);
+  if (dims != nullptr) {
+    detail_->shape_pos = dims_before;
+    detail_->rank = rank;
+  }
+  return true;
+}
+
+bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view name) {
+  lex_.advance();  // '{' at depth 2
+  bool have_dtype = false;
+  bool have_shape = false;
+  bool have_offsets = false;
+  lex_.skip_whitespace();
+  if (lex_.peek() != '}') {
+    for (;;) {
+      if (lex_.peek() != '"') return lex_.fail_syntax(lex_.pos(), "a field name string");
+      const std::uint8_t* field_at = lex_.pos();
+      StringValue field;
+      // Writers emit the three field names without escapes; match those
+      // directly and leave everything else to the general string reader.
+      if (!lex_.match_plain_key("\"dtype\"", field) && !lex_.match_plain_key("\"shape\"", field) &&
+          !lex_.match_plain_key("\"data_offsets\"", field) &&
+          !lex_.read_string(key_scratch_, field)) {
+        return false;
+      }
+      lex_.skip_whitespace();
+      if (!lex_.expect(':', "':' after a field name")) return false;
+      lex_.skip_whitespace();
+      bool* seen = nullptr;
+      if (field.text == "dtype") {
+        seen = &have_dtype;
+      } else if (field.text == "shape") {
+        seen = &have_shape;
+      } else if (field.text == "data_offsets") {
+        seen = &have_offsets;
+      }
+      if (seen != nullptr && *seen) {
+        return lex_.fail(
+            Reason::kDuplicateKey, field_at,
+            message("field ", Quoted{field.text}, " appears twice in tensor ", Quoted{name}));
+      }
+      if (seen == &have_dtype) {
+        if (!read_dtype(tensor.dtype)) return false;
+      } else if (seen == &have_shape) {
+        if (!read_shape(tensor)) return false;
+      } else if (seen == &have_offsets) {
+        if (!read_offsets(tensor.begin, tensor.end)) return false;
+      } else if (strict()) {
+        return lex_.fail(
+            Reason::kTensorInvalid, field_at,
+            message("unknown field ", Quoted{field.text}, " in tensor ", Quoted{name}));
+      } else if (!lex_.skip_value(2)) {
+        return false;  // upstream ignores unknown fields, but they must be JSON
+      }
+      if (seen != nullptr) *seen = true;
+      const AfterElement next = lex_.after_element('}', "',' or '}' in a tensor entry");
+      if (next == AfterElement::kNext) continue;
+      if (next == AfterElement::kFault) return false;
+      break;  // at '}', stepped over below
+    }
+  }
+  const char* missing = !have_dtype     ? "dtype"
+                        : !have_shape   ? "shape"
+                        : !have_offsets ? "data_offsets"
+                                        : nullptr;
+  if (missing != nullptr) {
+    return lex_.fail(Reason::kTensorInvalid, lex_.pos(),
+                     message("tensor ", Quoted{name}, " has no \"", missing, "\" field"));
+  }
+  lex_.advance();  // '}'
+  return true;
+}
+
+// Reference profile only: serde accepts a struct written as a sequence of its
+// fields in declaration order, [dtype, shape, data_offsets].
+bool HeaderScanner::read_tensor_array(TensorRecord& tensor, std::string_view name) {
+  lex_.advance();  // '[' at depth 2
+  auto wrong_length = [&](const char* count) {
+    return lex_.fail(Reason::kTensorInvalid, lex_.pos(),
+                     message("array-form entry for tensor ", Quoted{name}, " has ", count,
+                             " elements, needs exactly 3 [dtype, shape, data_offsets]"));
+  };
+  lex_.skip_whitespace();
+  if (lex_.peek() == ']') return wrong_length("0");
+  if (!read_dtype(tensor.dtype)) return false;
+  lex_.skip_whitespace();
+  if (lex_.peek() == ']') return wrong_length("1");
+  if (!lex_.expect(',', "',' or ']' in an array-form tensor entry")) return false;
+  lex_.skip_whitespace();
+  if (!read_shape(tensor)) return false;
+  lex_.skip_whitespace();
+  if (lex_.peek() == ']') return wrong_length("2");
+  if (!lex_.expect(',', "',' or ']' in an array-form tensor entry")) return false;
+  lex_.skip_whitespace();
+  if (!read_offsets(tensor.begin, tensor.end)) return false;
+  lex_.skip_whitespace();
+  if (lex_.peek() == ',') {
+    if (!lex_.comma_before_value()) return false;
+    return wrong_length("more than 3");
+  }
+  return lex_.expect(']', "']' closing an array-form tensor entry");
+}
+
+bool HeaderScanner::read_dtype(Dtype& out) {
+  const std::uint8_t* at = lex_.pos();
+  const int c = lex_.peek();
+  if (c == '"') {
+    StringValue name;
+    if (!lex_.read_string(value_scratch_, name)) return false;
+    if (auto d = find_dtype(name.text)) {
+      out = *d;
+      return true;
+    }
+    return lex_.fail(
+        Reason::kDtypeInvalid, at,
+        message("unknown dtype ", Quoted{name.text}, " (names are exact and case-sensitive)"));
+  }
+  if (c == '{' && !strict()) {
+    // serde's externally tagged enum: {"F32": null} is the unit variant F32.
+    lex_.advance();  // depth 3
+    lex_.skip_whitespace();
+    if (lex_.peek() != '"') {
+      if (lex_.peek() == '}') {
+        return lex_.fail(Reason::kDtypeInvalid, at, "dtype map must have exactly one key");
+      }
+      return lex_.fail_syntax(lex_.pos(), "a key string");
+    }
+    StringValue name;
+    if (!lex_.read_string(value_scratch_, name)) return false;
+    const auto dtype = find_dtype(name.text);
+    if (!dtype) {
+      return lex_.fail(Reason::kDtypeInvalid, at, message("unknown dtype ", Quoted{name.text}));
+    }
+    lex_.skip_whitespace();
+    if (!lex_.expect(':', "':' after a key")) return false;
+    lex_.skip_whitespace();
+    if (lex_.peek() != 'n') {
+      if (!starts_value(lex_.peek())) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+      return lex_.fail(Reason::kDtypeInvalid, at, "dtype map value must be null (a unit variant)");
+    }
+    if (!lex_.read_literal("null")) return false;
+    lex_.skip_whitespace();
+    if (lex_.peek() == ',') {
+      return lex_.fail(Reason::kDtypeInvalid, at, "dtype map has more than one key");
+    }
+    if (!lex_.expect('}', "'}' closing the dtype map")) return false;
+    out = *dtype;
+    return true;
+  }
+  if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+  return lex_.fail(Reason::kDtypeInvalid, at, "dtype must be a string naming one of the 22 dtypes");
+}
+
+bool HeaderScanner::read_shape(TensorRecord& tensor) {
+  if (lex_.peek() != '[') {
+    if (!starts_value(lex_.peek())) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+    return lex_.fail(Reason::kShapeInvalid, lex_.pos(),
+                     "shape must be an array of unsigned integers");
+  }
+  lex_.advance();
+  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
+  if (dims != nullptr) {
+    detail_->shape_pos = dims->size();
+    detail_->rank = 0;
+  }
+  ElementCount count;
+  std::uint64_t rank = 0;
+  auto finish = [&] {
+    store_count(count, tensor);
+    if (dims != nullptr) detail_->rank = rank;
+    return true;
+  };
+  lex_.skip_whitespace();
+  if (lex_.peek() == ']') {
+    lex_.advance();
+    return finish();
+  }
+  for (;;) {
+    if (rank >= options_.limits.max_rank) {
+      return lex_.fail(
+          Reason::kLimitExceeded, lex_.pos(),
+          message("shape has more than max_rank (", options_.limits.max_rank, ") dimensions"));
+    }
+    std::uint64_t dim;
+    if (!lex_.read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;
+    if (dims != nullptr) dims->push_back(dim);
+    ++rank;
+    count.add(dim, options_.profile);
+    const AfterElement next = lex_.after_element(']', "',' or ']' in shape");
+    if (next == AfterElement::kNext) continue;
+    if (next == AfterElement::kFault) return false;
+    lex_.advance();  // ']'
+    return finish();
+  }
+}
+
+bool HeaderScanner::read_offsets(std::uint64_t& begin, std::uint64_t& end) {
+  const std::uint8_t* at = lex_.pos();
+  if (lex_.peek() != '[') {
+    if (!starts_value(lex_.peek())) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+    return lex_.fail(Reason::kOffsetsInvalid, at, "data_offsets must be an array [begin, end]");
+  }
+  lex_.advance();
+  lex_.skip_whitespace();
+  if (lex_.peek() == ']') {
+    return lex_.fail(Reason::kOffsetsInvalid, lex_.pos(),
+                     "data_offsets is empty, needs [begin, end]");
+  }
+  std::uint64_t first;
+  if (!lex_.read_u64_element(Reason::kOffsetsInvalid, "data offset", first)) return false;
+  lex_.skip_whitespace();
+  if (lex_.peek() == ']') {
+    return lex_.fail(Reason::kOffsetsInvalid, lex_.pos(),
+                     "data_offsets has 1 element, needs [begin, end]");
+  }
+  if (!lex_.expect(',', "',' in data_offsets")) return false;
+  lex_.skip_whitespace();
+  std::uint64_t second;
+  if (!lex_.read_u64_element(Reason::kOffsetsInvalid, "data offset", second)) return false;
+  lex_.skip_whitespace();
+  if (lex_.peek() == ',') {
+    if (!lex_.comma_before_value()) return false;
+    return lex_.fail(Reason::kOffsetsInvalid, lex_.pos(), "data_offsets has more than 2 elements");
+  }
+  if (!lex_.expect(']', "']' closing data_offsets")) return false;
+  begin = first;
+  end = second;
+  return true;
+}
+
+}  // namespace stguard::detail
