@@ -14,7 +14,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "${1:-}" in -h|--help) exit 0 ;; *) exit 2 ;; esac
 fi
 
-stguard_harnesses=(fuzz_parse fuzz_mutator fuzz_roundtrip fuzz_differential fuzz_structured)
+# The harness list is kept once, in fuzz/harnesses.txt (CMake reads it too).
+mapfile -t stguard_harnesses < <(awk '!/^#/ && NF { print $1 }' "$(dirname "${BASH_SOURCE[0]}")/../fuzz/harnesses.txt")
 
 stguard_die() {  # stguard_die <status> <message...>
   local status="$1"

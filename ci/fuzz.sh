@@ -12,8 +12,8 @@
 #   --build-dir DIR  build directory (default build/fuzz or build/fuzz-afl;
 #                    also $STGUARD_FUZZ_BUILD_DIR)
 #   --no-cmplog      AFL++ without the CmpLog binary
-#   HARNESS          fuzz_parse fuzz_mutator fuzz_roundtrip fuzz_differential
-#                    fuzz_structured (default: all, one after another)
+#   HARNESS          one of fuzz/harnesses.txt (default: all, one after
+#                    another, in that file's order)
 #
 # Options per harness come from fuzz/<harness>.options (dict, max_len,
 # malloc_limit_mb), as on OSS-Fuzz. Seeds: every corpus/**/*.safetensors plus
