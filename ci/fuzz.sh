@@ -136,7 +136,7 @@ for h in "${harnesses[@]}"; do
     stguard_child_cpu cpu_before
     set +e
     # -V bounds the campaign. ASAN_OPTIONS must carry abort_on_error=1 or
-    # afl-fuzz refuses to start (FUZZING.md #3).
+    # afl-fuzz refuses to start (docs/fuzzing.md, pitfall 3).
     AFL_NO_UI=1 AFL_NO_AFFINITY=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
       ASAN_OPTIONS="abort_on_error=1:symbolize=0:detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=10" \
       UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:symbolize=0" \
