@@ -1,5 +1,5 @@
-// tests/cli_test.cc: runs the built stguard command (STGUARD_CLI_PATH, set by
-// tests/CMakeLists.txt) on files made by hand and holds
+// tests/cli/cli_test.cc: runs the built stguard command (STGUARD_CLI_PATH, set by
+// tests/cli/CMakeLists.txt) on files made by hand and holds
 // its exit codes and output to the CLI contract in docs/cli.md. Message text is
 // never compared, only what the contract fixes: exit status, JSON keys and
 // values, reason names and offsets.
