@@ -1,4 +1,4 @@
-// tests/corpus_test.cc: the conformance corpus, held against its recipes and
+// tests/conformance/corpus_test.cc: the conformance corpus, held against its recipes and
 // against stguard (ctest label `corpus`; every suite here is named Corpus*).
 //
 //   CorpusBuild      the recipes regenerate the committed corpus/ byte for
@@ -31,8 +31,8 @@
 #include "generator/manifest.h"
 #include "generator/recipe.h"
 #include "stguard/stguard.h"
-#include "temp_dir.h"
-#include "test_util.h"
+#include "tests/temp_dir.h"
+#include "tests/test_util.h"
 
 namespace {
 

@@ -1,9 +1,11 @@
-// tests/conform_report_test.cc: the report writers of `stguard conform`
+// tests/conformance/report_test.cc: the report writers of `stguard conform`
 // (conformance/runner/report.h), on ReaderRun values built by hand. Each
 // writer is held to the property its consumers rely on: JSON lines read back
 // field for field, JUnit XML is well-formed whatever a reader printed, the
 // HTML page loads nothing and cannot be broken out of, the Markdown is
 // deterministic with intact tables, the text summary counts right.
+#include "runner/report.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/report.h"
 #include "runner/results.h"
 
 namespace {

@@ -1,7 +1,9 @@
-// tests/conform_runner_test.cc: the conformance runner: grading rules (pure),
+// tests/conformance/runner_test.cc: the conformance runner: grading rules (pure),
 // command splitting, expectation files, the manifest loader, the process
 // limits, and whole runs against the fake readers of fake_reader.cc, each of
 // which must get its grade.
+#include "runner/runner.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,14 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
 #include "runner/cases.h"
 #include "runner/expectations.h"
 #include "runner/grade.h"
 #include "runner/process.h"
 #include "runner/reader.h"
-#include "runner/runner.h"
-#include "temp_dir.h"
+#include "tests/run_cli.h"
+#include "tests/temp_dir.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// tests/conform_bundled_test.cc: `stguard conform --all-readers`, the run the
+// tests/conformance/bundled_test.cc: `stguard conform --all-readers`, the run the
 // main job makes: stguard grades itself through the adapter protocol with no
 // failure in either profile, and conformance/RESULTS.md is what the runner
 // writes today (regenerate with ci/conform.sh --update-results).
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
-#include "temp_dir.h"
+#include "tests/run_cli.h"
+#include "tests/temp_dir.h"
 
 namespace {
 
