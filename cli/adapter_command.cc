@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/sha256.h"
 #include "cli_util.h"
 #include "commands.h"
-#include "generator/sha256.h"
 #include "stguard/file.h"
 
 namespace stguard::cli {
@@ -60,7 +60,7 @@ int run_adapter(Args args) {
                          {"dtype", dtype_name(tensor.dtype)},
                          {"shape", tensor.shape},
                          {"data_offsets", {tensor.begin, tensor.end}},
-                         {"sha256", conformance::sha256_hex(file->tensor_data(tensor))}});
+                         {"sha256", base::sha256_hex(file->tensor_data(tensor))}});
     }
     out["tensors"] = std::move(tensors);
   }

@@ -17,7 +17,6 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "generator/recipe.h"
 #include "runner/cases.h"
 #include "runner/expectations.h"
 #include "runner/reader.h"
@@ -29,6 +28,10 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace conf = stguard::conform;
+
+// The defaults of --corpus and --all-readers (cli/CMakeLists.txt).
+const fs::path kRecipesDir = STGUARD_RECIPES_DIR;
+const fs::path kCorpusDir = STGUARD_CORPUS_DIR;
 
 constexpr int kOk = 0;
 constexpr int kFailures = 1;
@@ -196,7 +199,7 @@ class OptionReader {
 
 std::optional<ConformOptions> parse_conform_options(Args args, std::string* error) {
   ConformOptions options;
-  options.corpus = conformance::default_corpus_dir();
+  options.corpus = kCorpusDir;
   OptionReader reader(args);
   std::string value;
   auto number = [&](std::string_view option, std::uint64_t& out) {
@@ -334,7 +337,7 @@ conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t case_count)
 
 int run_report(Args args) {
   ReportTargets targets;
-  fs::path corpus = conformance::default_corpus_dir();
+  fs::path corpus = kCorpusDir;
   std::vector<std::string> inputs;
   OptionReader reader(args);
   std::string value;
@@ -398,13 +401,11 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
   const fs::path self = self_executable();
   std::vector<ReaderArg> readers = options.readers;
   if (options.all_readers) {
-    for (const fs::path& dir :
-         conf::find_reader_dirs(conformance::default_recipes_dir() / "adapters")) {
+    for (const fs::path& dir : conf::find_reader_dirs(kRecipesDir / "adapters")) {
       readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false});
     }
     if (readers.size() == options.readers.size()) {
-      *error = "--all-readers: no reader.json under " +
-               (conformance::default_recipes_dir() / "adapters").string();
+      *error = "--all-readers: no reader.json under " + (kRecipesDir / "adapters").string();
       return std::nullopt;
     }
   }
