@@ -102,34 +102,39 @@ bool is_invisible_control(char32_t cp) noexcept {
          cp == 0x2029 || cp == 0xFEFF;
 }
 
+void append_terminal_safe(std::string& out, char32_t cp, std::string_view raw,
+                          const SafeTextOptions& options) {
+  if (cp == kNotUtf8) {
+    out += "\\x";
+    append_hex_byte(out, static_cast<std::uint8_t>(raw.front()));
+  } else if (options.keep_newlines && (cp == '\n' || cp == '\t')) {
+    out += raw;
+  } else if (cp == '\n') {
+    out += "\\n";
+  } else if (cp == '\t') {
+    out += "\\t";
+  } else if (cp == '\r') {
+    out += "\\r";
+  } else if (cp == '\\') {
+    out += options.keep_backslash ? "\\" : "\\\\";
+  } else if (cp < 0x20 || cp == 0x7F) {
+    out += "\\x";
+    append_hex_byte(out, static_cast<std::uint8_t>(cp));
+  } else if (is_invisible_control(cp)) {
+    out += "\\u{";
+    if (cp < 0x1000) out += '0';
+    if (cp < 0x100) out += '0';
+    out += to_hex_number(cp);
+    out += '}';
+  } else {
+    out += raw;
+  }
+}
+
 std::string terminal_safe(std::string_view text, const SafeTextOptions& options) {
   return rewrite_code_points(text, options.max_chars,
                              [&options](std::string& out, char32_t cp, std::string_view raw) {
-                               if (cp == kNotUtf8) {
-                                 out += "\\x";
-                                 append_hex_byte(out, static_cast<std::uint8_t>(raw.front()));
-                               } else if (options.keep_newlines && (cp == '\n' || cp == '\t')) {
-                                 out += raw;
-                               } else if (cp == '\n') {
-                                 out += "\\n";
-                               } else if (cp == '\t') {
-                                 out += "\\t";
-                               } else if (cp == '\r') {
-                                 out += "\\r";
-                               } else if (cp == '\\') {
-                                 out += options.keep_backslash ? "\\" : "\\\\";
-                               } else if (cp < 0x20 || cp == 0x7F) {
-                                 out += "\\x";
-                                 append_hex_byte(out, static_cast<std::uint8_t>(cp));
-                               } else if (is_invisible_control(cp)) {
-                                 out += "\\u{";
-                                 if (cp < 0x1000) out += '0';
-                                 if (cp < 0x100) out += '0';
-                                 out += to_hex_number(cp);
-                                 out += '}';
-                               } else {
-                                 out += raw;
-                               }
+                               append_terminal_safe(out, cp, raw, options);
                              });
 }
 

@@ -69,6 +69,13 @@ struct SafeTextOptions {
 // `text` made safe to show: the policy at the top of this file.
 std::string terminal_safe(std::string_view text, const SafeTextOptions& options = {});
 
+// Appends what terminal_safe() shows for one code point, as next_code_point()
+// decoded it from `raw` (kNotUtf8 for one invalid byte). For escapers of
+// other media that apply the policy first and then their own escapes to each
+// piece (options.max_chars is not looked at: cutting is the caller's).
+void append_terminal_safe(std::string& out, char32_t code_point, std::string_view raw,
+                          const SafeTextOptions& options);
+
 // Calls piece(out, code_point, raw_bytes) for each code point of `text`
 // (kNotUtf8 for an invalid byte, raw_bytes being that byte); `piece` appends
 // what to emit for it. When the output would pass max_chars code points (0:

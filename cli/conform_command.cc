@@ -17,18 +17,26 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "generator/recipe.h"
-#include "runner/cases.h"
-#include "runner/expectations.h"
-#include "runner/reader.h"
-#include "runner/report.h"
-#include "runner/runner.h"
+#include "conformance/model/manifest.h"
+#include "conformance/report/html.h"
+#include "conformance/report/jsonl.h"
+#include "conformance/report/junit.h"
+#include "conformance/report/markdown.h"
+#include "conformance/report/text.h"
+#include "conformance/runner/expectations.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/runner.h"
+#include "conformance/runner/selection.h"
 
 namespace stguard::cli {
 namespace {
 
 namespace fs = std::filesystem;
-namespace conf = stguard::conform;
+namespace conf = stguard::conformance;
+
+// The defaults of --corpus and --all-readers (cli/CMakeLists.txt).
+const fs::path kRecipesDir = STGUARD_RECIPES_DIR;
+const fs::path kCorpusDir = STGUARD_CORPUS_DIR;
 
 constexpr int kOk = 0;
 constexpr int kFailures = 1;
@@ -196,7 +204,7 @@ class OptionReader {
 
 std::optional<ConformOptions> parse_conform_options(Args args, std::string* error) {
   ConformOptions options;
-  options.corpus = conformance::default_corpus_dir();
+  options.corpus = kCorpusDir;
   OptionReader reader(args);
   std::string value;
   auto number = [&](std::string_view option, std::uint64_t& out) {
@@ -324,17 +332,17 @@ conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t case_count)
   conf::MatrixInfo info;
   info.generated_by = "stguard " STGUARD_VERSION;
   info.corpus_cases = case_count;
-  std::string ignored;
-  if (std::optional<conf::Corpus> corpus = conf::load_corpus(corpus_dir, &ignored)) {
-    info.corpus_version = corpus->version;
-    if (case_count == 0) info.corpus_cases = corpus->cases.size();
+  if (std::optional<conf::Manifest> manifest =
+          conf::read_manifest(corpus_dir / "manifest.json", nullptr)) {
+    info.corpus_version = manifest->version;
+    if (case_count == 0) info.corpus_cases = manifest->cases.size();
   }
   return info;
 }
 
 int run_report(Args args) {
   ReportTargets targets;
-  fs::path corpus = conformance::default_corpus_dir();
+  fs::path corpus = kCorpusDir;
   std::vector<std::string> inputs;
   OptionReader reader(args);
   std::string value;
@@ -398,13 +406,11 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
   const fs::path self = self_executable();
   std::vector<ReaderArg> readers = options.readers;
   if (options.all_readers) {
-    for (const fs::path& dir :
-         conf::find_reader_dirs(conformance::default_recipes_dir() / "adapters")) {
+    for (const fs::path& dir : conf::find_reader_dirs(kRecipesDir / "adapters")) {
       readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false});
     }
     if (readers.size() == options.readers.size()) {
-      *error = "--all-readers: no reader.json under " +
-               (conformance::default_recipes_dir() / "adapters").string();
+      *error = "--all-readers: no reader.json under " + (kRecipesDir / "adapters").string();
       return std::nullopt;
     }
   }
@@ -448,14 +454,16 @@ int run_conform(Args args) {
     std::cout << "usage: " << kUsage << "\n\n" << kHelp;
     return kOk;
   }
-  std::optional<conf::Corpus> corpus = conf::load_corpus(options->corpus, &error);
+  conf::ManifestError manifest_error;
+  std::optional<conf::Manifest> corpus =
+      conf::read_manifest(options->corpus / "manifest.json", &manifest_error);
   if (!corpus) {
-    std::cerr << "stguard conform: " << printable(error) << "\n";
+    std::cerr << "stguard conform: " << printable(manifest_error.message()) << "\n";
     return kCannotRun;
   }
-  std::vector<conf::CaseSpec> cases;
-  for (const conf::CaseSpec& spec : corpus->cases) {
-    if (options->filter.matches(spec)) cases.push_back(spec);
+  std::vector<conf::Case> cases;
+  for (const conf::Case& c : corpus->cases) {
+    if (options->filter.matches(c)) cases.push_back(c);
   }
   if (cases.empty()) {
     std::cerr << "stguard conform: no case matches the --case/--tag filters\n";
@@ -530,7 +538,7 @@ int run_conform(Args args) {
     if (spec.runs_self) reader_options.limits.address_space_bytes = 0;
 #endif
     const auto start = std::chrono::steady_clock::now();
-    conf::ReaderRun run = conf::run_reader(spec, cases, reader_options);
+    conf::ReaderRun run = conf::run_reader(spec, options->corpus, cases, reader_options);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) std::cerr << "\r";

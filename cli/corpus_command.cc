@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -17,11 +16,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/file_io.h"
+#include "base/sha256.h"
+#include "base/text.h"
 #include "commands.h"
-#include "generator/corpus.h"
-#include "generator/manifest.h"
-#include "generator/recipe.h"
-#include "generator/sha256.h"
+#include "conformance/generator/corpus.h"
+#include "conformance/generator/recipe.h"
+#include "conformance/model/manifest.h"
 
 namespace stguard::cli {
 namespace {
@@ -128,11 +129,15 @@ fs::path value_or(const Parsed& p, std::string_view key, const fs::path& fallbac
   return it == p.values.end() ? fallback : fs::path(it->second);
 }
 
+// The defaults of --recipes and --out/--corpus (cli/CMakeLists.txt).
+const fs::path kRecipesDir = STGUARD_RECIPES_DIR;
+const fs::path kCorpusDir = STGUARD_CORPUS_DIR;
+
 std::string summary(const conf::Corpus& corpus) {
   int accept = 0, reject = 0, either = 0;
   for (const conf::BuiltCase& c : corpus.cases) {
-    const std::string v = c.recipe->verdict();
-    (v == "accept" ? accept : v == "reject" ? reject : either)++;
+    const conf::Verdict v = c.entry.verdict;
+    (v == conf::Verdict::kAccept ? accept : v == conf::Verdict::kReject ? reject : either)++;
   }
   return std::to_string(corpus.cases.size()) + " cases (" + std::to_string(accept) + " accept, " +
          std::to_string(reject) + " reject, " + std::to_string(either) + " either), " +
@@ -159,7 +164,7 @@ bool check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus, const 
     if (!fs::is_regular_file(committed, ec)) {
       std::cout << "missing: " << rel << "\n";
       same = false;
-    } else if (conf::read_file_bytes(committed) != conf::read_file_bytes(entry.path())) {
+    } else if (base::read_file(committed, nullptr) != base::read_file(entry.path(), nullptr)) {
       std::cout << "differs: " << rel << "\n";
       same = false;
     }
@@ -189,7 +194,7 @@ int run_build(Args args) {
                  "combine with --out or --check\n";
     return kUsage;
   }
-  const fs::path recipes = value_or(parsed, "--recipes", conf::default_recipes_dir());
+  const fs::path recipes = value_or(parsed, "--recipes", kRecipesDir);
   const conf::RecipeSet set = conf::load_recipes(recipes);
   const conf::Corpus corpus = conf::build_corpus(set, huge);
   if (huge) {
@@ -200,7 +205,7 @@ int run_build(Args args) {
               << " unchanged -> " << dir.string() << "\n";
     return kOk;
   }
-  const fs::path out = value_or(parsed, "--out", conf::default_corpus_dir());
+  const fs::path out = value_or(parsed, "--out", kCorpusDir);
   if (parsed.flags.count("--check")) {
     if (check_corpus(set, corpus, out)) {
       std::cout << "corpus up to date: " << summary(corpus) << " (" << out.string() << ")\n";
@@ -222,8 +227,7 @@ int run_list(Args args) {
   const auto parsed = parse_options(args, {"--recipes"}, {"--json"}, kListHelp);
   if (parsed.status == Parsed::Status::kHelpShown) return kOk;
   if (parsed.status == Parsed::Status::kUsageError) return kUsage;
-  const conf::RecipeSet set =
-      conf::load_recipes(value_or(parsed, "--recipes", conf::default_recipes_dir()));
+  const conf::RecipeSet set = conf::load_recipes(value_or(parsed, "--recipes", kRecipesDir));
   const bool json = parsed.flags.count("--json") != 0;
   std::size_t width = 0;
   for (const conf::Recipe* r : set.all()) width = std::max(width, r->id.size());
@@ -233,9 +237,9 @@ int run_list(Args args) {
       nlohmann::ordered_json j;
       j["id"] = r->id;
       j["file"] = r->group + "/" + r->name + ".safetensors";
-      j["verdict"] = r->verdict();
-      j["strict"] = r->strict.accept ? "accept" : "reject";
-      j["reference"] = r->reference.accept ? "accept" : "reject";
+      j["verdict"] = conf::verdict_name(r->verdict());
+      j["strict"] = conf::verdict_name(r->strict.verdict());
+      j["reference"] = conf::verdict_name(r->reference.verdict());
       j["reason"] =
           reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(reason);
       j["on_demand"] = r->on_demand();
@@ -245,7 +249,7 @@ int run_list(Args args) {
     } else {
       std::string line = r->id;
       line.append(width + 2 - r->id.size(), ' ');
-      std::string verdict = r->verdict();
+      std::string verdict(conf::verdict_name(r->verdict()));
       verdict.append(8 - verdict.size(), ' ');
       std::string why = reason.empty() ? "-" : reason;
       if (why.size() < 27) why.append(27 - why.size(), ' ');
@@ -264,11 +268,15 @@ int run_export(Args args) {
     std::cerr << "stguard corpus export: --flat DIR is required\n" << kExportHelp;
     return kUsage;
   }
-  const fs::path corpus = value_or(parsed, "--corpus", conf::default_corpus_dir());
+  const fs::path corpus = value_or(parsed, "--corpus", kCorpusDir);
   const fs::path out = parsed.values.at("--flat");
-  const std::vector<std::uint8_t> manifest_bytes = conf::read_file_bytes(corpus / "manifest.json");
-  const nlohmann::json manifest =
-      nlohmann::json::parse(manifest_bytes.begin(), manifest_bytes.end());
+  conf::ManifestError manifest_error;
+  const std::optional<conf::Manifest> manifest =
+      conf::read_manifest(corpus / "manifest.json", &manifest_error);
+  if (!manifest) {
+    std::cerr << "stguard corpus export: " << base::terminal_safe(manifest_error.message()) << "\n";
+    return kFailed;
+  }
   std::error_code ec;
   fs::create_directories(out, ec);
   if (ec) {
@@ -276,26 +284,26 @@ int run_export(Args args) {
     return kFailed;
   }
   int written = 0;
-  for (const nlohmann::json& c : manifest.at("cases")) {
-    const std::string id = c.at("id").get<std::string>();
-    const std::string verdict = c.at("verdict").get<std::string>();
-    const std::vector<std::uint8_t> bytes =
-        conf::read_file_bytes(corpus / c.at("file").get<std::string>());
-    if (conf::sha256_hex(bytes) != c.at("sha256").get<std::string>()) {
-      std::cerr << "stguard corpus export: " << id
+  for (const conf::Case& c : manifest->cases) {
+    std::string error;
+    const std::optional<std::string> bytes = base::read_file(corpus / c.file, &error);
+    if (!bytes) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(error) << "\n";
+      return kFailed;
+    }
+    if (base::sha256_hex(*bytes) != c.sha256) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(c.id)
                 << ": file does not match the manifest's sha256 (run `stguard corpus build`)\n";
       return kFailed;
     }
-    const char prefix = verdict == "accept" ? 'y' : verdict == "reject" ? 'n' : 'i';
-    std::string flat = id;
+    const char prefix = c.verdict == conf::Verdict::kAccept   ? 'y'
+                        : c.verdict == conf::Verdict::kReject ? 'n'
+                                                              : 'i';
+    std::string flat = c.id;
     std::replace(flat.begin(), flat.end(), '/', '_');
     const fs::path target = out / (std::string(1, prefix) + "_" + flat + ".safetensors");
-    std::ofstream f(target, std::ios::binary | std::ios::trunc);
-    f.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-    f.close();
-    if (!f) {
-      std::cerr << "stguard corpus export: " << target.string() << ": write failed\n";
+    if (!base::write_file(target, *bytes, &error)) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(error) << "\n";
       return kFailed;
     }
     ++written;

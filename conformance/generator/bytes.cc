@@ -1,4 +1,4 @@
-#include "generator/bytes.h"
+#include "conformance/generator/bytes.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -7,6 +7,9 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+
+#include "base/decimal.h"
+#include "base/hex.h"
 
 namespace stguard::conformance {
 namespace {
@@ -28,13 +31,6 @@ std::vector<std::string> words(std::string_view s) {
   return out;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 void append_hex(std::string_view text, std::vector<std::uint8_t>& out, const SourceLine& at) {
   int high = -1;
   for (char c : text) {
@@ -42,7 +38,7 @@ void append_hex(std::string_view text, std::vector<std::uint8_t>& out, const Sou
       if (high >= 0) fail(at, "hex bytes are two digits each");
       continue;
     }
-    const int d = hex_digit(c);
+    const int d = base::hex_value(c);
     if (d < 0) fail(at, std::string("not a hex digit: '") + c + "'");
     if (high < 0) {
       high = d;
@@ -115,22 +111,12 @@ std::size_t parse_count(std::string_view text, const SourceLine& at) {
 }  // namespace
 
 std::uint64_t parse_u64(std::string_view text, const SourceLine& at) {
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
+  const std::optional<std::uint64_t> value = base::parse_u64_or_hex(text);
+  if (!value) {
+    fail(at,
+         "expected a number (decimal, or hex after 0x) up to 2^64-1: `" + std::string(text) + "`");
   }
-  if (text.empty()) fail(at, "expected a number");
-  std::uint64_t v = 0;
-  for (char c : text) {
-    const int d = base == 16 ? hex_digit(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
-    if (d < 0) fail(at, "not a number: " + std::string(text));
-    if (__builtin_mul_overflow(v, static_cast<std::uint64_t>(base), &v) ||
-        __builtin_add_overflow(v, static_cast<std::uint64_t>(d), &v)) {
-      fail(at, "number above 2^64-1: " + std::string(text));
-    }
-  }
-  return v;
+  return *value;
 }
 
 std::string expand_header_text(std::string_view text, const SourceLine& at) {
@@ -293,7 +279,7 @@ std::uint64_t evaluate_offset(std::string_view expr, std::span<const std::uint8_
       const bool hex = expr.substr(i, 2) == "0x";
       std::size_t j = hex ? i + 2 : i;
       while (j < expr.size() &&
-             (hex ? hex_digit(expr[j]) >= 0 : expr[j] >= '0' && expr[j] <= '9')) {
+             (hex ? base::hex_value(expr[j]) >= 0 : expr[j] >= '0' && expr[j] <= '9')) {
         ++j;
       }
       apply(parse_u64(expr.substr(i, j - i), at));

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "generator/recipe.h"
+#include "conformance/generator/recipe.h"
 
 namespace stguard::conformance {
 
@@ -33,7 +33,8 @@ std::string expand_header_text(std::string_view text, const SourceLine& at);
 //   endian, decimal or 0x hex), f32/f64 VALUES (little-endian IEEE 754).
 void append_byte_spec(const ByteSpec& spec, std::vector<std::uint8_t>& out);
 
-// Parses a u64 written in decimal or 0x hex, the whole string.
+// Parses a u64 written in decimal or 0x hex, the whole string
+// (base::parse_u64_or_hex); throws RecipeError naming `at` otherwise.
 std::uint64_t parse_u64(std::string_view text, const SourceLine& at);
 
 // Evaluates an offset expression against the generated file: terms joined by

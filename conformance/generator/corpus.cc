@@ -1,16 +1,19 @@
-#include "generator/corpus.h"
+// conformance/generator/corpus.cc: recipes -> case bytes, manifest entries
+// and the corpus directory (corpus.h).
+#include "conformance/generator/corpus.h"
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 #include <string_view>
 
-#include "generator/bytes.h"
-#include "generator/manifest.h"
-#include "generator/sha256.h"
+#include "base/file_io.h"
+#include "base/sha256.h"
+#include "conformance/generator/bytes.h"
+#include "conformance/generator/readme.h"
+#include "conformance/model/manifest.h"
 
 namespace stguard::conformance {
 namespace {
@@ -268,7 +271,7 @@ ExpectedContent expected_content(const Recipe& r, const std::vector<std::uint8_t
       const auto first = bytes.begin() + static_cast<std::ptrdiff_t>(data_start + t.begin);
       const std::vector<std::uint8_t> slice(first,
                                             first + static_cast<std::ptrdiff_t>(t.end - t.begin));
-      t.sha256 = sha256_hex(slice);
+      t.sha256 = base::sha256_hex(slice);
     }
     content.tensors.push_back(std::move(t));
   }
@@ -276,30 +279,45 @@ ExpectedContent expected_content(const Recipe& r, const std::vector<std::uint8_t
   return content;
 }
 
-void write_if_changed(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+// Writes `bytes` to `path` unless the file already holds exactly them. The
+// directory must exist (write_corpus creates the group directories).
+void write_if_changed(const std::filesystem::path& path, std::string_view bytes,
                       const std::string& label, WriteReport& report) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) {
-    std::vector<std::uint8_t> old = read_file_bytes(path);
-    if (std::equal(old.begin(), old.end(), bytes.begin(), bytes.end())) {
-      report.unchanged.push_back(label);
-      return;
-    }
+  const std::optional<std::string> old = base::read_file(path, nullptr);
+  if (old && *old == bytes) {
+    report.unchanged.push_back(label);
+    return;
   }
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) throw RecipeError(path.parent_path().string() + ": " + ec.message());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw RecipeError(path.string() + ": write failed");
+  std::string error;
+  if (!base::write_file(path, bytes, &error)) throw RecipeError(error);
   report.written.push_back(label);
 }
 
-void write_text(const std::filesystem::path& path, const std::string& text,
-                const std::string& label, WriteReport& report) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(text.data());
-  write_if_changed(path, std::span<const std::uint8_t>(p, text.size()), label, report);
+std::string_view as_text(std::span<const std::uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+void ensure_directory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw RecipeError(dir.string() + ": " + ec.message());
+}
+
+// Writes each case file into its group directory below `dir`.
+void write_case_files(std::span<const BuiltCase> cases, const std::filesystem::path& dir,
+                      WriteReport& report) {
+  for (const BuiltCase& c : cases) {
+    const std::filesystem::path path = dir / c.entry.file;
+    ensure_directory(path.parent_path());
+    write_if_changed(path, as_text(c.bytes), c.entry.file, report);
+  }
+}
+
+std::string manifest_text(std::span<const BuiltCase> cases) {
+  std::vector<Case> entries;
+  entries.reserve(cases.size());
+  for (const BuiltCase& c : cases) entries.push_back(c.entry);
+  return write_manifest(entries);
 }
 
 // Removes *.safetensors in out_dir's subdirectories that no case produced (a
@@ -330,25 +348,25 @@ void remove_stale(const std::filesystem::path& out_dir, const std::set<std::stri
 
 }  // namespace
 
-std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RecipeError(path.string() + ": cannot read");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                  std::istreambuf_iterator<char>());
-  if (in.bad()) throw RecipeError(path.string() + ": read failed");
-  return bytes;
-}
-
 BuiltCase build_case(const Recipe& recipe) {
   BuiltCase c;
   c.recipe = &recipe;
-  c.file = recipe.group + "/" + recipe.name + ".safetensors";
   c.bytes = build_bytes(recipe);
-  c.size = c.bytes.size();
-  c.sha256 = sha256_hex(c.bytes);
   c.strict = resolve(recipe.strict, c.bytes, recipe.source);
   c.reference = resolve(recipe.reference, c.bytes, recipe.source);
-  if (recipe.accepted_by_any()) c.expected = expected_content(recipe, c.bytes);
+  Case& e = c.entry;
+  e.id = recipe.id;
+  e.file = recipe.group + "/" + recipe.name + ".safetensors";
+  e.sha256 = base::sha256_hex(c.bytes);
+  e.size = c.bytes.size();
+  e.description = recipe.description;
+  e.rules = recipe.rules;
+  e.verdict = recipe.verdict();
+  e.strict = recipe.strict.verdict();
+  e.reference = recipe.reference.verdict();
+  e.reason = recipe.manifest_reason();
+  e.tags = recipe.tags;
+  if (recipe.accepted_by_any()) e.expected = expected_content(recipe, c.bytes);
   return c;
 }
 
@@ -374,17 +392,17 @@ WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
   WriteReport report;
   std::error_code ec;
   const bool existing_corpus = std::filesystem::exists(out_dir / "manifest.json", ec);
+  ensure_directory(out_dir);
+  write_case_files(corpus.cases, out_dir, report);
   std::set<std::string> produced;
-  for (const BuiltCase& c : corpus.cases) {
-    write_if_changed(out_dir / c.file, c.bytes, c.file, report);
-    produced.insert(c.file);
-  }
-  write_text(out_dir / "manifest.json", manifest_json(corpus.cases), "manifest.json", report);
-  write_text(out_dir / "on-demand.json", manifest_json(corpus.on_demand), "on-demand.json", report);
-  const std::vector<std::uint8_t> tmpl = read_file_bytes(set.dir / "corpus_readme.md.in");
-  const std::string readme = corpus_readme(
-      set, corpus, std::string_view(reinterpret_cast<const char*>(tmpl.data()), tmpl.size()));
-  write_text(out_dir / "README.md", readme, "README.md", report);
+  for (const BuiltCase& c : corpus.cases) produced.insert(c.entry.file);
+  write_if_changed(out_dir / "manifest.json", manifest_text(corpus.cases), "manifest.json", report);
+  write_if_changed(out_dir / "on-demand.json", manifest_text(corpus.on_demand), "on-demand.json",
+                   report);
+  std::string error;
+  const std::optional<std::string> tmpl = base::read_file(set.dir / "corpus_readme.md.in", &error);
+  if (!tmpl) throw RecipeError(error);
+  write_if_changed(out_dir / "README.md", corpus_readme(set, corpus, *tmpl), "README.md", report);
   // Only prune inside a directory that already was a corpus, never in some
   // arbitrary --out directory.
   if (existing_corpus) remove_stale(out_dir, produced, report);
@@ -392,14 +410,15 @@ WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
 }
 
 WriteReport write_on_demand(const Corpus& corpus, const std::filesystem::path& dir) {
-  WriteReport report;
   for (const BuiltCase& c : corpus.on_demand) {
-    if (c.bytes.size() != c.size) {
+    if (c.bytes.size() != c.entry.size) {
       throw RecipeError(c.recipe->id + ": bytes not kept (build with keep_on_demand_bytes)");
     }
-    write_if_changed(dir / c.file, c.bytes, c.file, report);
   }
-  write_text(dir / "manifest.json", manifest_json(corpus.on_demand), "manifest.json", report);
+  WriteReport report;
+  ensure_directory(dir);
+  write_case_files(corpus.on_demand, dir, report);
+  write_if_changed(dir / "manifest.json", manifest_text(corpus.on_demand), "manifest.json", report);
   return report;
 }
 

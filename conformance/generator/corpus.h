@@ -1,9 +1,9 @@
-// generator/corpus.h: turn recipes into case files and expectations, and
-// write the corpus directory.
+// conformance/generator/corpus.h: turn recipes into case files and their
+// manifest entries, and write the corpus directory.
 //
-//   auto set = stguard::conformance::load_recipes(default_recipes_dir());
+//   auto set = stguard::conformance::load_recipes(conformance_dir);
 //   stguard::conformance::Corpus corpus = stguard::conformance::build_corpus(set);
-//   stguard::conformance::write_corpus(set, corpus, default_corpus_dir());
+//   stguard::conformance::write_corpus(set, corpus, corpus_dir);
 //
 // Everything a case expects comes from its recipe: verdicts and reasons are
 // written by hand, offsets are evaluated from the recipe's offset expressions
@@ -19,47 +19,21 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "generator/recipe.h"
+#include "conformance/generator/recipe.h"
+#include "conformance/model/case.h"
 
 namespace stguard::conformance {
 
-struct ExpectedTensor {
-  std::string name;  // unescaped UTF-8 (may contain U+0000)
-  std::string dtype;
-  std::vector<std::uint64_t> shape;
-  std::uint64_t begin = 0;
-  std::uint64_t end = 0;
-  std::string sha256;  // of the data bytes [begin, end)
-};
-
-// What a reader that accepts the case must report.
-struct ExpectedContent {
-  // nullopt = no metadata (absent, or null where the profile allows it).
-  std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
-  std::vector<ExpectedTensor> tensors;  // in header (document) order
-};
-
-// One profile's expected outcome with the offset resolved.
-struct ExpectedOutcome {
-  bool accept = false;
-  std::string reason;                   // empty when accept
-  std::optional<std::uint64_t> offset;  // when the recipe gives one
-};
-
 struct BuiltCase {
   const Recipe* recipe = nullptr;   // owned by the RecipeSet
-  std::string file;                 // "group/name.safetensors", relative
+  Case entry;                       // its manifest entry (file, size, sha256, expected, ...)
   std::vector<std::uint8_t> bytes;  // empty for on-demand cases unless requested
-  std::uint64_t size = 0;
-  std::string sha256;
+  // Each profile's outcome with the offset resolved (the manifest keeps less).
   ExpectedOutcome strict;
   ExpectedOutcome reference;
-  std::optional<ExpectedContent> expected;  // when any profile accepts
 };
 
 // Generates one case. Throws RecipeError.
@@ -81,8 +55,9 @@ struct WriteReport {
 };
 
 // Writes corpus.cases, manifest.json, on-demand.json and README.md into
-// out_dir. Files already identical are left untouched; *.safetensors files in
-// the group directories that no case produces are removed. Throws
+// out_dir (creating it and the group directories as needed). Files already
+// identical are left untouched, others replaced atomically; *.safetensors
+// files in the group directories that no case produces are removed. Throws
 // RecipeError on I/O failure.
 WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
                          const std::filesystem::path& out_dir);
@@ -90,9 +65,6 @@ WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
 // Writes the on-demand cases (bytes kept) and a manifest.json for them into
 // dir, which then is a corpus of its own.
 WriteReport write_on_demand(const Corpus& corpus, const std::filesystem::path& dir);
-
-// Reads a whole file; throws RecipeError when it cannot.
-std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path);
 
 }  // namespace stguard::conformance
 

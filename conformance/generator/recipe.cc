@@ -1,17 +1,12 @@
-#include "generator/recipe.h"
+#include "conformance/generator/recipe.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
+#include "base/file_io.h"
 #include "stguard/error.h"
-
-#ifndef STGUARD_SOURCE_DIR
-#error "STGUARD_SOURCE_DIR must be defined by conformance/CMakeLists.txt"
-#endif
 
 namespace stguard::conformance {
 namespace {
@@ -56,6 +51,25 @@ std::vector<std::string> split_list(std::string_view value) {
 
 [[noreturn]] void fail(const SourceLine& at, const std::string& message) {
   throw RecipeError(at.where() + ": " + message);
+}
+
+// The lines of a whole file, as std::getline would give them (no empty last
+// line after a final newline).
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const std::size_t newline = text.find('\n');
+    lines.push_back(text.substr(0, newline));
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+  }
+  return lines;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::string error;
+  std::optional<std::string> text = base::read_file(path, &error);
+  if (!text) throw RecipeError(error);
+  return std::move(*text);
 }
 
 // Reads a JSON string literal (quotes included) from the front of `s`,
@@ -203,11 +217,9 @@ void check_recipe(const Recipe& r, const Vocabulary& vocab) {
 }
 
 void load_vocabulary(const std::filesystem::path& path, Vocabulary& vocab) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RecipeError(path.string() + ": cannot read the vocabulary");
-  std::string line;
+  const std::string text = read_text(path);
   int number = 0;
-  while (std::getline(in, line)) {
+  for (const std::string_view line : lines_of(text)) {
     ++number;
     const SourceLine at{"vocabulary.txt", number};
     if (line.empty() || line.front() == '#') continue;
@@ -236,13 +248,10 @@ Group load_group(const std::filesystem::path& path, const std::string& relative,
   if (!is_kebab(group.name)) {
     throw RecipeError(relative + ": group file names are kebab-case (" + group.name + ")");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw RecipeError(relative + ": cannot read");
-
-  std::string line;
+  const std::string text = read_text(path);
   int number = 0;
   Recipe* current = nullptr;
-  while (std::getline(in, line)) {
+  for (const std::string_view line : lines_of(text)) {
     ++number;
     const SourceLine at{relative, number};
     if (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
@@ -251,7 +260,7 @@ Group load_group(const std::filesystem::path& path, const std::string& relative,
     if (line.empty() || line.front() == '#') continue;
     const std::size_t colon = line.find(':');
     if (colon == std::string::npos) fail(at, "expected `key: value`");
-    const std::string key = line.substr(0, colon);
+    const std::string key(line.substr(0, colon));
     std::string value;
     if (colon + 1 < line.size()) {
       if (line[colon + 1] != ' ') fail(at, "expected one space after `" + key + ":`");
@@ -343,11 +352,6 @@ bool Recipe::on_demand() const {
   return std::find(tags.begin(), tags.end(), "on-demand") != tags.end();
 }
 
-std::string Recipe::verdict() const {
-  if (contested()) return "either";
-  return strict.accept ? "accept" : "reject";
-}
-
 std::string Recipe::manifest_reason() const {
   if (!strict.accept) return strict.reason;
   return reference.reason;  // empty when reference accepts too
@@ -401,14 +405,6 @@ RecipeSet load_recipes(const std::filesystem::path& dir) {
     throw RecipeError("vocabulary.txt: declared but no case carries:" + missing);
   }
   return set;
-}
-
-std::filesystem::path default_recipes_dir() {
-  return std::filesystem::path(STGUARD_SOURCE_DIR) / "conformance";
-}
-
-std::filesystem::path default_corpus_dir() {
-  return std::filesystem::path(STGUARD_SOURCE_DIR) / "corpus";
 }
 
 }  // namespace stguard::conformance

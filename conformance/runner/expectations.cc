@@ -1,13 +1,13 @@
 // conformance/runner/expectations.cc: expectation files (see expectations.h).
-#include "runner/expectations.h"
+#include "conformance/runner/expectations.h"
 
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
-namespace stguard::conform {
+#include "base/file_io.h"
+
+namespace stguard::conformance {
 namespace {
 
 std::vector<std::string> words_of(std::string_view line) {
@@ -75,14 +75,9 @@ std::optional<Expectations> Expectations::parse(std::string_view text, std::stri
 
 std::optional<Expectations> Expectations::load(const std::filesystem::path& path,
                                                std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path.string();
-    return std::nullopt;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::optional<Expectations> parsed = parse(text.str(), error);
+  const std::optional<std::string> text = base::read_file(path, error);
+  if (!text) return std::nullopt;
+  std::optional<Expectations> parsed = parse(*text, error);
   if (!parsed) *error = path.string() + ": " + *error;
   return parsed;
 }
@@ -129,4 +124,4 @@ std::string expectations_text(std::span<const ReaderRun> runs) {
   return out;
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance

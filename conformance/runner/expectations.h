@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/results.h"
+#include "conformance/runner/results.h"
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
 class Expectations {
  public:
@@ -53,6 +53,6 @@ class Expectations {
 // there is more than one reader), sorted, with a header comment.
 std::string expectations_text(std::span<const ReaderRun> runs);
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_RUNNER_EXPECTATIONS_H_

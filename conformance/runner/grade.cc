@@ -1,5 +1,5 @@
 // conformance/runner/grade.cc: adapter output -> grade (see grade.h).
-#include "runner/grade.h"
+#include "conformance/runner/grade.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-namespace stguard::conform {
+namespace stguard::conformance {
 namespace {
 
 using nlohmann::json;
@@ -135,30 +135,34 @@ std::string tensor_field_problem(const json& t) {
   return {};
 }
 
-void grade_verdict(const CaseSpec& spec, bool accepted, CaseResult& result) {
-  result.verdict = accepted ? "accept" : "reject";
-  if (spec.verdict == "either") {
-    result.grade = accepted ? Grade::kImplAccept : Grade::kImplReject;
-  } else if (spec.verdict == "accept") {
-    result.grade = accepted ? Grade::kPass : Grade::kFailShouldAccept;
-  } else {
-    result.grade = accepted ? Grade::kFailShouldReject : Grade::kPass;
-    // The reader has no message for what it let through: say what is wrong
-    // with the file.
-    if (accepted) {
-      result.detail = spec.reason.empty() ? "accepted a file that must be rejected"
-                                          : "accepted; must be rejected: " + spec.reason;
-    }
+void grade_verdict(const Case& c, bool accepted, CaseResult& result) {
+  result.verdict = accepted ? Verdict::kAccept : Verdict::kReject;
+  switch (c.verdict) {
+    case Verdict::kEither:
+      result.grade = accepted ? Grade::kImplAccept : Grade::kImplReject;
+      return;
+    case Verdict::kAccept:
+      result.grade = accepted ? Grade::kPass : Grade::kFailShouldAccept;
+      return;
+    case Verdict::kReject:
+      result.grade = accepted ? Grade::kFailShouldReject : Grade::kPass;
+      // The reader has no message for what it let through: say what is wrong
+      // with the file.
+      if (accepted) {
+        result.detail = c.reason.empty() ? "accepted a file that must be rejected"
+                                         : "accepted; must be rejected: " + c.reason;
+      }
+      return;
   }
 }
 
 void protocol_error(CaseResult& result, std::string detail) {
   result.grade = Grade::kProtocolError;
-  result.verdict.clear();
+  result.verdict.reset();
   result.detail = std::move(detail);
 }
 
-void grade_json_output(const CaseSpec& spec, const ProcessResult& run, CaseResult& result) {
+void grade_json_output(const Case& c, const ProcessResult& run, CaseResult& result) {
   json output = json::parse(run.stdout_text, nullptr, /*allow_exceptions=*/false);
   if (output.is_discarded()) {
     std::string shown = trim(run.stdout_text);
@@ -170,9 +174,12 @@ void grade_json_output(const CaseSpec& spec, const ProcessResult& run, CaseResul
     protocol_error(result, "stdout is JSON but not an object");
     return;
   }
-  auto verdict = output.find("verdict");
-  if (verdict == output.end() || !verdict->is_string() ||
-      (*verdict != "accept" && *verdict != "reject")) {
+  const auto verdict_field = output.find("verdict");
+  const std::optional<Verdict> verdict =
+      verdict_field != output.end() && verdict_field->is_string()
+          ? verdict_from_name(verdict_field->get_ref<const std::string&>())
+          : std::nullopt;
+  if (!verdict || *verdict == Verdict::kEither) {
     protocol_error(result, "\"verdict\" must be \"accept\" or \"reject\"");
     return;
   }
@@ -184,9 +191,9 @@ void grade_json_output(const CaseSpec& spec, const ProcessResult& run, CaseResul
       return;
     }
   }
-  const bool accepted = *verdict == "accept";
+  const bool accepted = *verdict == Verdict::kAccept;
   if (!accepted) {
-    grade_verdict(spec, false, result);
+    grade_verdict(c, false, result);
     return;
   }
   auto tensors = output.find("tensors");
@@ -204,12 +211,12 @@ void grade_json_output(const CaseSpec& spec, const ProcessResult& run, CaseResul
   // content (a reader that hands back an integer dtype accepted a file it
   // should not have, or reports the wrong thing; that is not the adapter's
   // protocol failing).
-  grade_verdict(spec, true, result);
-  if (spec.verdict == "reject" || !spec.expected_tensors) return;
+  grade_verdict(c, true, result);
+  if (c.verdict == Verdict::kReject || !c.expected) return;
 
   // Match by name; report the first difference and how many there are.
   std::map<std::string, const ExpectedTensor*> expected;
-  for (const ExpectedTensor& t : *spec.expected_tensors) expected.emplace(t.name, &t);
+  for (const ExpectedTensor& t : c.expected->tensors) expected.emplace(t.name, &t);
   std::map<std::string, int> seen;
   std::vector<std::string> differences;
   for (const json& t : *tensors) {
@@ -228,7 +235,7 @@ void grade_json_output(const CaseSpec& spec, const ProcessResult& run, CaseResul
     std::string difference = compare_tensor(t, *it->second);
     if (!difference.empty()) differences.push_back(std::move(difference));
   }
-  for (const ExpectedTensor& t : *spec.expected_tensors) {
+  for (const ExpectedTensor& t : c.expected->tensors) {
     if (seen.find(t.name) == seen.end()) differences.push_back("missing tensor " + quoted(t.name));
   }
   if (!differences.empty()) {
@@ -243,14 +250,14 @@ void grade_json_output(const CaseSpec& spec, const ProcessResult& run, CaseResul
 
 }  // namespace
 
-CaseResult grade_case(const CaseSpec& spec, AdapterMode mode, const ProcessResult& run,
+CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
                       const ProcessLimits& limits) {
   CaseResult result;
-  result.case_id = spec.id;
-  result.group = spec.group;
-  result.expected_verdict = spec.verdict;
-  result.description = spec.description;
-  result.tags = spec.tags;
+  result.case_id = c.id;
+  result.group = c.group();
+  result.expected_verdict = c.verdict;
+  result.description = c.description;
+  result.tags = c.tags;
   result.duration_ms = run.wall_ms;
 
   using Status = ProcessResult::Status;
@@ -275,7 +282,7 @@ CaseResult grade_case(const CaseSpec& spec, AdapterMode mode, const ProcessResul
   }
   if (mode == AdapterMode::kPlain) {
     if (run.exit_code == 0 || run.exit_code == 1) {
-      grade_verdict(spec, run.exit_code == 0, result);
+      grade_verdict(c, run.exit_code == 0, result);
       result.reader_error = stderr_excerpt(run.stderr_tail);
     } else {
       result.grade = Grade::kCrash;
@@ -295,8 +302,8 @@ CaseResult grade_case(const CaseSpec& spec, AdapterMode mode, const ProcessResul
     protocol_error(result, "stdout ran past " + std::to_string(limits.max_stdout_bytes) + " bytes");
     return result;
   }
-  grade_json_output(spec, run, result);
+  grade_json_output(c, run, result);
   return result;
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance

@@ -4,14 +4,14 @@
 #ifndef STGUARD_CONFORMANCE_RUNNER_GRADE_H_
 #define STGUARD_CONFORMANCE_RUNNER_GRADE_H_
 
-#include "runner/cases.h"
-#include "runner/process.h"
-#include "runner/reader.h"
-#include "runner/results.h"
+#include "conformance/model/case.h"
+#include "conformance/runner/process.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/results.h"
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
-// Grades `run` of a reader in `mode` on `spec`:
+// Grades `run` of a reader in `mode` on the corpus case `c`:
 //  - timed out: TIMEOUT; spawn failure, a signal, or (JSON mode) any exit
 //    status but 0, or (plain mode) any but 0 and 1: CRASH;
 //  - JSON mode: stdout must be exactly one JSON object (surrounding
@@ -28,9 +28,9 @@ namespace stguard::conform {
 //    IMPL_ACCEPT. Plain mode has no tensors to compare.
 // Numbers in shape and data_offsets must be exact: JSON integers, or strings
 // of decimal digits (for readers whose numbers cannot hold 64 bits).
-CaseResult grade_case(const CaseSpec& spec, AdapterMode mode, const ProcessResult& run,
+CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
                       const ProcessLimits& limits);
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_RUNNER_GRADE_H_

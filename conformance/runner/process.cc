@@ -1,6 +1,6 @@
 // conformance/runner/process.cc: fork/exec with rlimits, a process group, a
 // deadline and capped capture (see process.h).
-#include "runner/process.h"
+#include "conformance/runner/process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <thread>
 
-namespace stguard::conform {
+namespace stguard::conformance {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -292,4 +292,4 @@ std::string signal_name(int signal_number) {
   }
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance

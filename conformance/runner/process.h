@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
 struct ProcessLimits {
   std::chrono::milliseconds timeout{10'000};
@@ -62,6 +62,6 @@ ProcessResult run_process(const std::vector<std::string>& argv,
 // "SIGSEGV" for 11, "signal 77" for unknown numbers.
 std::string signal_name(int signal_number);
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_RUNNER_PROCESS_H_

@@ -1,12 +1,12 @@
 // conformance/runner/reader.cc: reader specs from --adapter and reader.json.
-#include "runner/reader.h"
+#include "conformance/runner/reader.h"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-namespace stguard::conform {
+#include "base/file_io.h"
+
+namespace stguard::conformance {
 namespace {
 
 using nlohmann::json;
@@ -107,14 +107,9 @@ std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
                                           const std::filesystem::path& self_executable,
                                           std::string* error) {
   const std::filesystem::path path = dir / "reader.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read " + path.string();
-    return std::nullopt;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  json object = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const std::optional<std::string> text = base::read_file(path, error);
+  if (!text) return std::nullopt;
+  json object = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (object.is_discarded() || !object.is_object()) {
     *error = path.string() + ": not a JSON object";
     return std::nullopt;
@@ -190,4 +185,4 @@ std::string command_text(const std::vector<std::string>& words) {
   return out;
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
 enum class AdapterMode {
   kJson,   // the adapter protocol: one JSON object on stdout, exit 0
@@ -62,6 +62,6 @@ std::vector<std::filesystem::path> find_reader_dirs(const std::filesystem::path&
 // are single-quoted).
 std::string command_text(const std::vector<std::string>& words);
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_RUNNER_READER_H_

@@ -1,7 +1,7 @@
 // conformance/runner/results.cc: grade names.
-#include "runner/results.h"
+#include "conformance/runner/results.h"
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
 std::string_view grade_name(Grade grade) noexcept {
   switch (grade) {
@@ -34,4 +34,4 @@ std::optional<Grade> grade_from_name(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance

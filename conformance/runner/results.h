@@ -1,9 +1,9 @@
 // conformance/runner/results.h: what a conformance run produces. One
 // ReaderRun per reader (adapter), holding one CaseResult per corpus case.
-// The runner (runner.h) fills these in; the report writers (report.h) turn
-// them into the text summary, JSON lines, JUnit XML, the HTML matrix and the
-// Markdown matrix of conformance/RESULTS.md, and read JSON lines back so that
-// separate runs combine into one matrix.
+// The runner (runner.h) fills these in; the report writers (conformance/
+// report/) turn them into the text summary, JSON lines, JUnit XML, the HTML
+// matrix and the Markdown matrix of conformance/RESULTS.md, and read JSON
+// lines back so that separate runs combine into one matrix.
 #ifndef STGUARD_CONFORMANCE_RUNNER_RESULTS_H_
 #define STGUARD_CONFORMANCE_RUNNER_RESULTS_H_
 
@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
-namespace stguard::conform {
+#include "conformance/model/verdict.h"
+
+namespace stguard::conformance {
 
 // The grades of DESIGN.md ("Adapter protocol"). Order is severity for
 // display: the worst grades first.
@@ -58,14 +60,16 @@ enum class Expectation {
 
 struct CaseResult {
   // From the manifest.
-  std::string case_id;           // "layout/gap"
-  std::string group;             // "layout" (the id up to its first '/')
-  std::string expected_verdict;  // "accept" | "reject" | "either"
+  std::string case_id;  // "layout/gap"
+  std::string group;    // "layout" (the id up to its first '/')
+  Verdict expected_verdict = Verdict::kReject;
   std::string description;
   std::vector<std::string> tags;
 
   Grade grade = Grade::kPass;
-  std::string verdict;  // the reader's: "accept" | "reject" | "" (crash, timeout, protocol error)
+  // The reader's: kAccept or kReject; nullopt when it gave none (crash,
+  // timeout, protocol error).
+  std::optional<Verdict> verdict;
   std::string reader_error;  // the adapter's "error" field; for crashes, the tail of stderr
   std::string detail;        // the runner's explanation: "killed by signal 11 (SIGSEGV)",
                              // "tensor \"t\": sha256 differs", "no output within 10 s", ...
@@ -88,6 +92,6 @@ constexpr bool result_fails_run(const CaseResult& result) noexcept {
   return !grade_passes(result.grade) && result.expectation != Expectation::kExpectedFailure;
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_RUNNER_RESULTS_H_

@@ -1,14 +1,13 @@
 // conformance/runner/runner.cc: the parallel run of one reader (runner.h).
-#include "runner/runner.h"
+#include "conformance/runner/runner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
-#include <thread>
 
-#include "runner/grade.h"
+#include "base/parallel.h"
+#include "conformance/runner/grade.h"
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
 ReaderProbe probe_reader(const ReaderSpec& spec) {
   ReaderProbe probe;
@@ -56,39 +55,29 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
   return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
 }
 
-ReaderRun run_reader(const ReaderSpec& spec, std::span<const CaseSpec> cases,
-                     const RunOptions& options) {
+ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
+                     std::span<const Case> cases, const RunOptions& options) {
   ReaderRun run;
   run.name = spec.name;
   run.command = command_text(spec.command);
   run.mode = spec.mode == AdapterMode::kJson ? "json" : "plain";
   run.results.resize(cases.size());
 
-  std::atomic<std::size_t> next{0};
+  const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
   std::mutex report_mutex;
   std::size_t done = 0;
-  auto worker = [&] {
-    while (true) {
-      const std::size_t index = next.fetch_add(1);
-      if (index >= cases.size()) return;
-      const CaseSpec& spec_case = cases[index];
-      std::vector<std::string> argv = spec.command;
-      argv.push_back(spec_case.file.string());
-      ProcessResult process = run_process(argv, spec.working_dir, options.limits);
-      CaseResult result = grade_case(spec_case, spec.mode, process, options.limits);
-      if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
-      std::lock_guard<std::mutex> lock(report_mutex);
-      run.results[index] = std::move(result);
-      ++done;
-      if (options.on_result) options.on_result(run.results[index], done, cases.size());
-    }
-  };
-  const unsigned jobs =
-      std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(cases.size())));
-  std::vector<std::thread> threads;
-  threads.reserve(jobs);
-  for (unsigned i = 0; i < jobs; ++i) threads.emplace_back(worker);
-  for (std::thread& thread : threads) thread.join();
+  base::parallel_for_each(cases.size(), {.jobs = options.jobs}, [&](std::size_t index) {
+    const Case& c = cases[index];
+    std::vector<std::string> argv = spec.command;
+    argv.push_back((corpus / c.file).string());
+    ProcessResult process = run_process(argv, spec.working_dir, options.limits);
+    CaseResult result = grade_case(c, spec.mode, process, options.limits);
+    if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
+    const std::lock_guard<std::mutex> lock(report_mutex);
+    run.results[index] = std::move(result);
+    ++done;
+    if (options.on_result) options.on_result(run.results[index], done, cases.size());
+  });
   std::sort(run.results.begin(), run.results.end(),
             [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
   return run;
@@ -102,4 +91,4 @@ bool valid_reader_name(std::string_view name) noexcept {
   });
 }
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance

@@ -1,31 +1,32 @@
 // conformance/runner/runner.h: runs a reader's adapter over the corpus.
 //
-//   stguard::conform::RunOptions options;
+//   stguard::conformance::RunOptions options;
 //   options.jobs = 2;
-//   ReaderRun run = run_reader(spec, corpus.cases, options);
+//   ReaderRun run = run_reader(spec, corpus_dir, manifest.cases, options);
 //
 // Each case is one adapter process under ProcessLimits (process.h), run
-// `jobs` at a time; results come back in case order whatever the finishing
-// order, so reports are deterministic.
+// `jobs` at a time; results come back sorted by case id whatever the
+// finishing order, so reports are deterministic.
 #ifndef STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
 #define STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <span>
 #include <string>
 
-#include "runner/cases.h"
-#include "runner/expectations.h"
-#include "runner/process.h"
-#include "runner/reader.h"
-#include "runner/results.h"
+#include "conformance/model/case.h"
+#include "conformance/runner/expectations.h"
+#include "conformance/runner/process.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/results.h"
 
-namespace stguard::conform {
+namespace stguard::conformance {
 
 struct RunOptions {
   ProcessLimits limits;
-  unsigned jobs = 1;
+  unsigned jobs = 1;                           // adapter processes at a time; 0: one per core
   const Expectations* expectations = nullptr;  // optional
   // Called after each case (from worker threads, serialised by the runner).
   std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_result;
@@ -49,16 +50,17 @@ ReaderProbe probe_reader(const ReaderSpec& spec);
 // stdout and stderr passed through to `log` (the tail). True when it exited 0.
 bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::string* log);
 
-// Runs every case of `cases` through the reader and grades it. The result
-// carries the reader's name, mode and command; version and skip state are
-// the caller's (see probe_reader).
-ReaderRun run_reader(const ReaderSpec& spec, std::span<const CaseSpec> cases,
-                     const RunOptions& options);
+// Runs every case of `cases` (entries of the manifest in `corpus_dir`; the
+// adapter gets the absolute path of each case's file) through the reader and
+// grades it. The result carries the reader's name, mode and command; version
+// and skip state are the caller's (see probe_reader).
+ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
+                     std::span<const Case> cases, const RunOptions& options);
 
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).
 bool valid_reader_name(std::string_view name) noexcept;
 
-}  // namespace stguard::conform
+}  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_RUNNER_RUNNER_H_

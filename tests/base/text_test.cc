@@ -35,6 +35,23 @@ TEST(TerminalSafe, CutsWholePiecesWithAnEllipsis) {
   EXPECT_EQ(terminal_safe("\xC3\xA9\xC3\xA9\xC3\xA9", {.max_chars = 2}), "\xC3\xA9\xE2\x80\xA6");
 }
 
+TEST(TerminalSafe, OnePieceIsWhatTheWholeTextShows) {
+  // Escapers of other media build on the piece: it must be the policy itself.
+  for (const std::string_view text :
+       {"a", "\n", "\t", "\r", "\\", "\x01", "\x7f", "\xC2\x9B", "\xE2\x80\xAE", "\xEF\xBB\xBF",
+        "\xff", "\xC3\xA9", "\xF0\x9F\x98\x80"}) {
+    for (const SafeTextOptions& options :
+         {SafeTextOptions{}, SafeTextOptions{.keep_backslash = true},
+          SafeTextOptions{.keep_newlines = true}}) {
+      std::size_t pos = 0;
+      const char32_t cp = next_code_point(text, pos);
+      std::string piece = "<";
+      append_terminal_safe(piece, cp, text.substr(0, pos), options);
+      EXPECT_EQ(piece, "<" + terminal_safe(text.substr(0, pos), options)) << text;
+    }
+  }
+}
+
 TEST(Utf8, DecodesAndCounts) {
   EXPECT_TRUE(is_valid_utf8("h\xC3\xA9\xF0\x9F\x98\x80"));
   EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // above U+10FFFF

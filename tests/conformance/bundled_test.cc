@@ -1,4 +1,4 @@
-// tests/conform_bundled_test.cc: `stguard conform --all-readers`, the run the
+// tests/conformance/bundled_test.cc: `stguard conform --all-readers`, the run the
 // main job makes: stguard grades itself through the adapter protocol with no
 // failure in either profile, and conformance/RESULTS.md is what the runner
 // writes today (regenerate with ci/conform.sh --update-results).
@@ -98,7 +98,7 @@ TEST_F(ConformBundled, ResultsMarkdownIsInSync) {
   if (!skipped_readers().empty() && !readers_required()) {
     GTEST_SKIP() << "a bundled reader is not installed; RESULTS.md cannot be compared";
   }
-  const std::string committed = read_all(STGUARD_SOURCE_DIR "/conformance/RESULTS.md");
+  const std::string committed = read_all(STGUARD_RECIPES_DIR "/RESULTS.md");
   const std::string fresh = read_all(dir_->file("RESULTS.md"));
   ASSERT_FALSE(fresh.empty());
   EXPECT_TRUE(committed == fresh)

@@ -1,5 +1,5 @@
-// tests/fake_reader.cc: readers that misbehave on purpose, to test the
-// conformance runner (conform_runner_test.cc) rather than any parser.
+// tests/conformance/fake_reader.cc: readers that misbehave on purpose, to test the
+// conformance runner (runner_test.cc) rather than any parser.
 //
 //   stguard_fake_reader MODE FILE
 //

@@ -1,154 +1,31 @@
-// tests/conform_report_test.cc: the report writers of `stguard conform`
-// (conformance/runner/report.h), on ReaderRun values built by hand. Each
-// writer is held to the property its consumers rely on: JSON lines read back
-// field for field, JUnit XML is well-formed whatever a reader printed, the
-// HTML page loads nothing and cannot be broken out of, the Markdown is
-// deterministic with intact tables, the text summary counts right.
+// tests/conformance/report_test.cc: the report writers of `stguard conform`
+// (conformance/report/), on ReaderRun values built by hand. Each writer is
+// held to the property its consumers rely on: JUnit XML is well-formed
+// whatever a reader printed, the HTML page loads nothing and cannot be broken
+// out of, the Markdown is deterministic with intact tables, the text summary
+// counts right. The JSON lines are jsonl_test.cc's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "runner/report.h"
-#include "runner/results.h"
+#include "base/text.h"
+#include "conformance/report/html.h"
+#include "conformance/report/junit.h"
+#include "conformance/report/markdown.h"
+#include "conformance/report/text.h"
+#include "tests/conformance/report_samples.h"
 
 namespace {
 
-using stguard::conform::CaseResult;
-using stguard::conform::Expectation;
-using stguard::conform::Grade;
-using stguard::conform::MatrixInfo;
-using stguard::conform::ReaderRun;
-
-CaseResult make_case(std::string id, std::string expected, Grade grade, std::string verdict,
-                     std::string error = "", std::string detail = "",
-                     Expectation expectation = Expectation::kNone) {
-  CaseResult result;
-  result.group = id.substr(0, id.find('/'));
-  result.case_id = std::move(id);
-  result.expected_verdict = std::move(expected);
-  result.description = "description of " + result.case_id;
-  result.tags = {"tag-a", "tag-b"};
-  result.grade = grade;
-  result.verdict = std::move(verdict);
-  result.reader_error = std::move(error);
-  result.detail = std::move(detail);
-  result.expectation = expectation;
-  result.duration_ms = 12.25;
-  return result;
-}
-
-ReaderRun make_reader(std::string name, std::vector<CaseResult> results) {
-  ReaderRun run;
-  run.name = std::move(name);
-  run.version = "1.2.3";
-  run.command = "node adapter.mjs";
-  run.mode = "json";
-  run.results = std::move(results);
-  std::sort(run.results.begin(), run.results.end(),
-            [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
-  return run;
-}
-
-ReaderRun make_skipped(std::string name, std::string reason) {
-  ReaderRun run;
-  run.name = std::move(name);
-  run.version = "";
-  run.mode = "json";
-  run.skipped = true;
-  run.skip_reason = std::move(reason);
-  return run;
-}
-
-// Two readers over the same five cases, with every kind of outcome.
-std::vector<ReaderRun> sample_runs() {
-  return {
-      make_reader("strict",
-                  {make_case("layout/gap", "reject", Grade::kPass, "reject", "OFFSET_GAP at 80"),
-                   make_case("layout/canonical", "accept", Grade::kPass, "accept"),
-                   make_case("json-syntax/bom", "reject", Grade::kPass, "reject", "bad start"),
-                   make_case("numbers/exponent", "either", Grade::kImplReject, "reject", "no"),
-                   make_case("numbers/big", "accept", Grade::kPass, "accept")}),
-      make_reader("loose",
-                  {make_case("layout/gap", "reject", Grade::kFailShouldReject, "accept", "",
-                             "accepted a file with a gap"),
-                   make_case("layout/canonical", "accept", Grade::kFailWrongContent, "accept", "",
-                             "tensor \"t\": sha256 differs"),
-                   make_case("json-syntax/bom", "reject", Grade::kCrash, "", "Segmentation fault",
-                             "killed by signal 11 (SIGSEGV)", Expectation::kExpectedFailure),
-                   make_case("numbers/exponent", "either", Grade::kImplAccept, "accept"),
-                   make_case("numbers/big", "accept", Grade::kPass, "accept", "", "",
-                             Expectation::kUnexpectedPass)}),
-      make_skipped("absent", "node not found in PATH"),
-  };
-}
-
-CaseResult& case_of(ReaderRun& run, std::string_view id) {
-  for (CaseResult& result : run.results) {
-    if (result.case_id == id) return result;
-  }
-  ADD_FAILURE() << "no case " << id;
-  return run.results.front();
-}
-
-void expect_same_case(const CaseResult& a, const CaseResult& b) {
-  EXPECT_EQ(a.case_id, b.case_id);
-  EXPECT_EQ(a.group, b.group);
-  EXPECT_EQ(a.expected_verdict, b.expected_verdict);
-  EXPECT_EQ(a.description, b.description);
-  EXPECT_EQ(a.tags, b.tags);
-  EXPECT_EQ(a.grade, b.grade);
-  EXPECT_EQ(a.verdict, b.verdict);
-  EXPECT_EQ(a.reader_error, b.reader_error);
-  EXPECT_EQ(a.detail, b.detail);
-  EXPECT_EQ(a.expectation, b.expectation);
-  EXPECT_EQ(a.duration_ms, b.duration_ms);
-}
-
-void expect_same_runs(const std::vector<ReaderRun>& a, const std::vector<ReaderRun>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t r = 0; r < a.size(); ++r) {
-    SCOPED_TRACE("reader " + a[r].name);
-    EXPECT_EQ(a[r].name, b[r].name);
-    EXPECT_EQ(a[r].version, b[r].version);
-    EXPECT_EQ(a[r].mode, b[r].mode);
-    EXPECT_EQ(a[r].skipped, b[r].skipped);
-    EXPECT_EQ(a[r].skip_reason, b[r].skip_reason);
-    ASSERT_EQ(a[r].results.size(), b[r].results.size());
-    for (std::size_t i = 0; i < a[r].results.size(); ++i) {
-      SCOPED_TRACE("case " + a[r].results[i].case_id);
-      expect_same_case(a[r].results[i], b[r].results[i]);
-    }
-  }
-}
-
-std::size_t count_of(std::string_view text, std::string_view needle) {
-  std::size_t n = 0;
-  for (std::size_t pos = text.find(needle); pos != std::string_view::npos;
-       pos = text.find(needle, pos + 1)) {
-    ++n;
-  }
-  return n;
-}
-
-std::vector<std::string> lines_of(std::string_view text) {
-  std::vector<std::string> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t end = text.find('\n', pos);
-    lines.emplace_back(text.substr(pos, end == std::string_view::npos ? text.npos : end - pos));
-    pos = end == std::string_view::npos ? text.size() : end + 1;
-  }
-  return lines;
-}
+using namespace conformance_test;  // NOLINT(google-build-using-namespace): the samples
+using stguard::conformance::MatrixInfo;
 
 // True when `text` is UTF-8 holding only characters XML 1.0 allows.
 bool xml_chars_ok(std::string_view text) {
@@ -275,186 +152,8 @@ std::string xml_problem(std::string_view xml) {
 
 // ---------------------------------------------------------------------------
 
-TEST(ConformReportJsonLines, RoundTripsFieldByField) {
-  std::vector<ReaderRun> runs = sample_runs();
-  // Text that must survive: quotes, backslashes, newlines, non-ASCII, a
-  // control character, an empty tag list and a fractional duration.
-  runs[1].results[0].reader_error = "bad \"header\"\\\n\tline 2 \xC3\xA9\xE2\x80\xAE \x01";
-  runs[1].results[1].tags.clear();
-  runs[1].results[2].duration_ms = 0.1 + 0.2;
-  runs[1].results[3].expectation = Expectation::kOtherFailure;
-  runs[1].version = "";
-  const std::string text = stguard::conform::json_lines(runs);
-  EXPECT_EQ(lines_of(text).size(), 11u);  // 5 + 5 cases + 1 skipped reader
-  std::string error;
-  const auto back = stguard::conform::read_json_lines(text, &error);
-  ASSERT_TRUE(back.has_value()) << error;
-  expect_same_runs(runs, *back);
-  // Writing it again gives the same bytes.
-  EXPECT_EQ(stguard::conform::json_lines(*back), text);
-}
-
-TEST(ConformReportJsonLines, WritesTheDocumentedFields) {
-  const std::vector<ReaderRun> runs = sample_runs();
-  const std::vector<std::string> lines = lines_of(stguard::conform::json_lines(runs));
-  ASSERT_EQ(lines.size(), 11u);
-  const auto crash = nlohmann::json::parse(lines[5]);  // loose: json-syntax/bom
-  EXPECT_EQ(crash["reader"], "loose");
-  EXPECT_EQ(crash["reader_version"], "1.2.3");
-  EXPECT_EQ(crash["mode"], "json");
-  EXPECT_EQ(crash["case"], "json-syntax/bom");
-  EXPECT_EQ(crash["group"], "json-syntax");
-  EXPECT_EQ(crash["expected"], "reject");
-  EXPECT_EQ(crash["grade"], "CRASH");
-  EXPECT_TRUE(crash["verdict"].is_null());
-  EXPECT_EQ(crash["error"], "Segmentation fault");
-  EXPECT_EQ(crash["detail"], "killed by signal 11 (SIGSEGV)");
-  EXPECT_EQ(crash["expectation"], "XFAIL");
-  EXPECT_EQ(crash["duration_ms"], 12.25);
-  EXPECT_EQ(crash["tags"], nlohmann::json::array({"tag-a", "tag-b"}));
-  EXPECT_EQ(crash["description"], "description of json-syntax/bom");
-  const auto pass = nlohmann::json::parse(lines[1]);  // strict: layout/canonical
-  EXPECT_TRUE(pass["error"].is_null());
-  EXPECT_TRUE(pass["detail"].is_null());
-  EXPECT_TRUE(pass["expectation"].is_null());
-  const auto skipped = nlohmann::json::parse(lines[10]);
-  EXPECT_EQ(skipped, nlohmann::json::parse(R"({"reader": "absent", "reader_version": "",
-      "mode": "json", "skipped": true, "skip_reason": "node not found in PATH"})"));
-}
-
-TEST(ConformReportJsonLines, SkippedReaderRoundTrips) {
-  const std::vector<ReaderRun> runs = {make_skipped("gone", "version command exited with 127")};
-  std::string error;
-  const auto back = stguard::conform::read_json_lines(stguard::conform::json_lines(runs), &error);
-  ASSERT_TRUE(back.has_value()) << error;
-  expect_same_runs(runs, *back);
-  EXPECT_TRUE((*back)[0].skipped);
-}
-
-TEST(ConformReportJsonLines, InvalidUtf8IsReplacedNotThrown) {
-  std::vector<ReaderRun> runs = sample_runs();
-  runs[0].results[0].reader_error = "bad \xFF\xC0\x80 bytes \xE2\x82";
-  runs[0].name = "name\xFE";
-  std::string text;
-  ASSERT_NO_THROW(text = stguard::conform::json_lines(runs));
-  EXPECT_EQ(text.find('\xFF'), std::string::npos);
-  EXPECT_EQ(text.find('\xFE'), std::string::npos);
-  EXPECT_NE(text.find("\xEF\xBF\xBD"), std::string::npos);  // U+FFFD
-  std::string error;
-  const auto back = stguard::conform::read_json_lines(text, &error);
-  ASSERT_TRUE(back.has_value()) << error;
-  EXPECT_EQ((*back)[0].name, "name\xEF\xBF\xBD");
-}
-
-TEST(ConformReportJsonLines, GarbageNamesTheLine) {
-  const std::vector<ReaderRun> runs = sample_runs();
-  const std::vector<std::string> good = lines_of(stguard::conform::json_lines(runs));
-  // Each bad line goes in as line 3, after a good line and a blank line.
-  const std::vector<std::string> bad_lines = {
-      "{not json",
-      "[1, 2, 3]",
-      "\"just a string\"",
-      "null",
-      "{}",
-      R"({"reader": 7, "reader_version": "", "mode": "json"})",
-      R"({"reader": "x", "reader_version": "", "mode": "json", "case": "a/b", "group": "a",
-          "expected": "reject", "grade": "SORT_OF", "verdict": null, "error": null,
-          "detail": null, "expectation": null, "duration_ms": 1, "tags": [],
-          "description": ""})",
-      R"({"reader": "x", "reader_version": "", "mode": "json", "case": "a/b", "group": "a",
-          "expected": "reject", "grade": "PASS", "verdict": "maybe", "error": null,
-          "detail": null, "expectation": null, "duration_ms": 1, "tags": [],
-          "description": ""})",
-      R"({"reader": "x", "reader_version": "", "mode": "json", "case": "a/b", "group": "a",
-          "expected": "reject", "grade": "PASS", "verdict": null, "error": null,
-          "detail": null, "expectation": null, "duration_ms": "fast", "tags": [],
-          "description": ""})",
-      R"({"reader": "x", "reader_version": "", "mode": "json", "case": "a/b", "group": "a",
-          "expected": "reject", "grade": "PASS", "verdict": null, "error": null,
-          "detail": null, "expectation": null, "duration_ms": 1, "tags": [1],
-          "description": ""})",
-      R"({"reader": "x", "reader_version": "", "mode": "json", "skipped": "yes"})",
-      R"({"reader": "x", "reader_version": "", "mode": "json", "skipped": true})",
-      std::string(100000, '[') + std::string(100000, ']'),
-      "{\"reader\": \"\xFF\"}",
-      std::string("{\"reader\"\0: 1}", 14),
-      "{\"a\": 1} {\"b\": 2}",
-  };
-  // Flatten the raw strings above onto one line each.
-  for (std::string bad : bad_lines) {
-    std::replace(bad.begin(), bad.end(), '\n', ' ');
-    SCOPED_TRACE(bad.substr(0, 80));
-    const std::string text = good[0] + "\n\n" + bad + "\n" + good[1] + "\n";
-    std::string error;
-    std::optional<std::vector<ReaderRun>> back;
-    ASSERT_NO_THROW(back = stguard::conform::read_json_lines(text, &error));
-    EXPECT_FALSE(back.has_value());
-    EXPECT_EQ(error.rfind("line 3: ", 0), 0u) << error;
-  }
-  // A null error pointer is allowed.
-  EXPECT_FALSE(stguard::conform::read_json_lines("garbage\n", nullptr).has_value());
-}
-
-TEST(ConformReportJsonLines, ConcatenatedRunsMergeByReader) {
-  const std::vector<ReaderRun> runs = sample_runs();
-  // The strict reader's cases split over two files, each with other readers.
-  ReaderRun first = runs[0];
-  ReaderRun second = runs[0];
-  first.results.erase(first.results.begin() + 2, first.results.end());
-  second.results.erase(second.results.begin(), second.results.begin() + 2);
-  const std::vector<ReaderRun> part_a = {runs[1], second};
-  const std::vector<ReaderRun> part_b = {first, runs[2], runs[2]};
-  std::string text =
-      stguard::conform::json_lines(part_a) + "\r\n" + stguard::conform::json_lines(part_b);
-  std::string error;
-  const auto back = stguard::conform::read_json_lines(text, &error);
-  ASSERT_TRUE(back.has_value()) << error;
-  // First-seen order: loose, strict, absent; strict's cases sorted again.
-  expect_same_runs({runs[1], runs[0], runs[2]}, *back);
-}
-
-TEST(ConformReportJsonLines, SameCaseTwiceIsAnError) {
-  const std::vector<ReaderRun> runs = {sample_runs()[0]};
-  const std::string once = stguard::conform::json_lines(runs);
-  std::string error;
-  EXPECT_FALSE(stguard::conform::read_json_lines(once + once, &error).has_value());
-  // The duplicate of the first case ends up on line 6 (5 cases per copy).
-  EXPECT_EQ(error.rfind("line 6: ", 0), 0u) << error;
-  EXPECT_NE(error.find("line 1"), std::string::npos) << error;
-}
-
-TEST(ConformReportJsonLines, ConflictingReaderLinesAreErrors) {
-  const std::vector<ReaderRun> runs = sample_runs();
-  const std::string strict = stguard::conform::json_lines(std::span(runs).first(1));
-  std::vector<ReaderRun> other_version = {runs[0]};
-  other_version[0].version = "9.9";
-  other_version[0].results.resize(1);
-  other_version[0].results[0].case_id = "zz/new";
-  std::string error;
-  EXPECT_FALSE(stguard::conform::read_json_lines(
-                   strict + stguard::conform::json_lines(other_version), &error)
-                   .has_value());
-  EXPECT_EQ(error.rfind("line 6: ", 0), 0u) << error;
-
-  std::vector<ReaderRun> skipped_strict = {make_skipped("strict", "gone")};
-  skipped_strict[0].version = runs[0].version;
-  EXPECT_FALSE(stguard::conform::read_json_lines(
-                   strict + stguard::conform::json_lines(skipped_strict), &error)
-                   .has_value());
-  EXPECT_EQ(error.rfind("line 6: ", 0), 0u) << error;
-}
-
-TEST(ConformReportJsonLines, EmptyInputIsNoReaders) {
-  std::string error;
-  const auto back = stguard::conform::read_json_lines("\n  \n", &error);
-  ASSERT_TRUE(back.has_value()) << error;
-  EXPECT_TRUE(back->empty());
-}
-
-// ---------------------------------------------------------------------------
-
 TEST(ConformReportText, CountsAndListsFailuresWorstFirst) {
-  const std::string text = stguard::conform::text_summary(sample_runs());
+  const std::string text = stguard::conformance::text_summary(sample_runs());
   const std::vector<std::string> lines = lines_of(text);
   EXPECT_NE(text.find("strict 1.2.3 (json): 5 cases, 0 failing, 0 XFAIL, 0 XPASS\n"
                       "  IMPL_REJECT 1, PASS 4\n"),
@@ -477,7 +176,7 @@ TEST(ConformReportText, CountsAndListsFailuresWorstFirst) {
   EXPECT_NE(text.find("absent (json): SKIPPED: node not found in PATH\n"), std::string::npos);
   EXPECT_EQ(lines.back(), "3 readers (1 skipped), 2 results fail the run");
   // Deterministic.
-  EXPECT_EQ(stguard::conform::text_summary(sample_runs()), text);
+  EXPECT_EQ(stguard::conformance::text_summary(sample_runs()), text);
 }
 
 TEST(ConformReportText, UntrustedTextIsTerminalSafeAndCut) {
@@ -486,14 +185,16 @@ TEST(ConformReportText, UntrustedTextIsTerminalSafeAndCut) {
   case_of(runs[1], "layout/gap").detail = "";
   case_of(runs[1], "layout/gap").reader_error =
       "\x1b[2J\xE2\x80\xAEreversed\nsecond line\r\x9b\xC2\x9b " + std::string(500, 'x');
-  const std::string text = stguard::conform::text_summary(runs);
+  const std::string text = stguard::conformance::text_summary(runs);
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
   EXPECT_EQ(text.find('\x07'), std::string::npos);
   EXPECT_EQ(text.find('\r'), std::string::npos);
   EXPECT_EQ(text.find("\xE2\x80\xAE"), std::string::npos);  // U+202E
   EXPECT_EQ(text.find("\xC2\x9B"), std::string::npos);      // U+009B (CSI)
-  EXPECT_NE(text.find("evil\\x1B]0;title\\x07 1.2.3"), std::string::npos) << text;
-  EXPECT_NE(text.find("\\x1B[2J\\u202Ereversed\\nsecond line\\r\\x9B\\u009B x"), std::string::npos)
+  // The one display policy (base::terminal_safe): lower-case \xNN, \u{NNNN}.
+  EXPECT_NE(text.find("evil\\x1b]0;title\\x07 1.2.3"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1b[2J\\u{202e}reversed\\nsecond line\\r\\x9b\\u{009b} x"),
+            std::string::npos)
       << text;
   for (const std::string& line : lines_of(text)) {
     if (line.find("layout/gap") == std::string::npos) continue;
@@ -502,20 +203,28 @@ TEST(ConformReportText, UntrustedTextIsTerminalSafeAndCut) {
   }
 }
 
+// The reports cut with base::terminal_safe: a cut never splits an escape.
 TEST(ConformReportText, TerminalSafeCutsWholeEscapes) {
-  using stguard::conform::terminal_safe;
-  EXPECT_EQ(terminal_safe("plain"), "plain");
-  EXPECT_EQ(terminal_safe("abcdef", 4), "abc\xE2\x80\xA6");
-  EXPECT_EQ(terminal_safe("abcd", 4), "abcd");
-  EXPECT_EQ(terminal_safe("\xC3\xA9\xC3\xA9\xC3\xA9", 2), "\xC3\xA9\xE2\x80\xA6");
-  EXPECT_EQ(terminal_safe("ab\x1b", 4), "ab\xE2\x80\xA6");      // "\x1B" does not fit: not split
-  EXPECT_EQ(terminal_safe("\xED\xA0\x80"), "\\xED\\xA0\\x80");  // a UTF-8 encoded surrogate
+  const auto cut = [](std::string_view text, std::size_t max_chars) {
+    return stguard::base::terminal_safe(text, {.max_chars = max_chars});
+  };
+  EXPECT_EQ(cut("plain", 0), "plain");
+  EXPECT_EQ(cut("abcdef", 4), "abc\xE2\x80\xA6");
+  EXPECT_EQ(cut("abcd", 4), "abcd");
+  EXPECT_EQ(cut("\xC3\xA9\xC3\xA9\xC3\xA9", 2), "\xC3\xA9\xE2\x80\xA6");
+  EXPECT_EQ(cut("ab\x1b", 4), "ab\xE2\x80\xA6");         // "\x1b" does not fit: not split
+  EXPECT_EQ(cut("\xED\xA0\x80", 0), "\\xed\\xa0\\x80");  // a UTF-8 encoded surrogate
+  // A reader's name in the summary is exactly what the policy shows.
+  std::vector<ReaderRun> runs = sample_runs();
+  runs[0].name = "x\\y\xE2\x80\xAE" + std::string(100, 'n');
+  EXPECT_NE(stguard::conformance::text_summary(runs).find(cut(runs[0].name, 80) + " 1.2.3 (json)"),
+            std::string::npos);
 }
 
 // ---------------------------------------------------------------------------
 
 TEST(ConformReportJunit, WellFormedWithCounts) {
-  const std::string xml = stguard::conform::junit_xml(sample_runs());
+  const std::string xml = stguard::conformance::junit_xml(sample_runs());
   EXPECT_EQ(xml_problem(xml), "") << xml;
   EXPECT_NE(xml.find("<testsuites name=\"stguard conform\" tests=\"11\" failures=\"2\" "
                      "errors=\"0\" skipped=\"2\">"),
@@ -546,11 +255,12 @@ TEST(ConformReportJunit, EscapesMarkupAndReplacesInvalidCharacters) {
   gap.case_id = "layout/<&\">";
   gap.detail = "line 1\r\nline 2\tend ]]>";
   runs[2].skip_reason = "no \x02 <node>";
-  const std::string xml = stguard::conform::junit_xml(runs);
+  const std::string xml = stguard::conformance::junit_xml(runs);
   EXPECT_EQ(xml_problem(xml), "") << xml;
   EXPECT_NE(xml.find("name=\"a&lt;b&gt;&amp;&quot;c&apos;\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"layout/&lt;&amp;&quot;&gt;\""), std::string::npos) << xml;
-  EXPECT_NE(xml.find("&lt;/failure&gt;&lt;x a=&quot;1&quot;&gt;&amp;amp; \\x01\\x1B[1m"),
+  EXPECT_NE(xml.find("&lt;/failure&gt;&lt;x a=&quot;1&quot;&gt;&amp;amp; \\x01\\x1b[1m\\x7f "
+                     "\\xff\xEF\xBF\xBD"),
             std::string::npos)
       << xml;
   EXPECT_EQ(xml.find("]]>"), std::string::npos);
@@ -581,7 +291,7 @@ nlohmann::json embedded_data(const std::string& html) {
 }
 
 TEST(ConformReportHtml, SelfContained) {
-  const std::string html = stguard::conform::html_matrix(sample_runs(), sample_info());
+  const std::string html = stguard::conformance::html_matrix(sample_runs(), sample_info());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("Content-Security-Policy\" content=\"default-src 'none'"), std::string::npos);
   for (std::string_view external : {"http://", "https://", "src=", "href=", "url(", "@import",
@@ -611,7 +321,7 @@ TEST(ConformReportHtml, HostileTextStaysData) {
   runs[2].skip_reason = "<script>alert(4)</script>";
   MatrixInfo info = sample_info();
   info.title = "<title>x</title>";
-  const std::string html = stguard::conform::html_matrix(runs, info);
+  const std::string html = stguard::conformance::html_matrix(runs, info);
   EXPECT_EQ(count_of(html, "<script"), 2u);
   EXPECT_EQ(count_of(html, "</script"), 2u);
   EXPECT_EQ(count_of(html, "</SCRIPT"), 0u);
@@ -630,7 +340,7 @@ TEST(ConformReportHtml, HostileTextStaysData) {
   bool found_description = false;
   for (const auto& c : data["cases"]) {
     if (c["id"] != "layout/gap") continue;
-    EXPECT_EQ(c["cells"][1][3], "</script><script>alert(1)</script><!-- \\u2028 &amp;");
+    EXPECT_EQ(c["cells"][1][3], "</script><script>alert(1)</script><!-- \\u{2028} &amp;");
     found_error = true;
     found_description = c["description"] == hostile_description;
   }
@@ -641,7 +351,7 @@ TEST(ConformReportHtml, HostileTextStaysData) {
 TEST(ConformReportHtml, LongMessagesAreCut) {
   std::vector<ReaderRun> runs = sample_runs();
   for (CaseResult& result : runs[1].results) result.reader_error = std::string(100000, 'e');
-  const std::string html = stguard::conform::html_matrix(runs, sample_info());
+  const std::string html = stguard::conformance::html_matrix(runs, sample_info());
   EXPECT_LT(html.size(), 60000u);
   EXPECT_EQ(html.find(std::string(601, 'e')), std::string::npos);
   EXPECT_NE(html.find(std::string(599, 'e')), std::string::npos);
@@ -681,13 +391,13 @@ void expect_tables_intact(const std::string& markdown) {
 
 TEST(ConformReportMarkdown, DeterministicWithoutDurations) {
   std::vector<ReaderRun> runs = sample_runs();
-  const std::string markdown = stguard::conform::markdown_matrix(runs, sample_info());
+  const std::string markdown = stguard::conformance::markdown_matrix(runs, sample_info());
   // Other durations and another input order change nothing.
   for (ReaderRun& run : runs) {
     for (CaseResult& result : run.results) result.duration_ms = 999.5;
     std::reverse(run.results.begin(), run.results.end());
   }
-  EXPECT_EQ(stguard::conform::markdown_matrix(runs, sample_info()), markdown);
+  EXPECT_EQ(stguard::conformance::markdown_matrix(runs, sample_info()), markdown);
   EXPECT_EQ(markdown.find("12.25"), std::string::npos);
   EXPECT_EQ(markdown.find("ms"), std::string::npos);
   EXPECT_NE(markdown.find("Generated by `stguard conform report --markdown` (stguard 0.1.0), "
@@ -719,9 +429,10 @@ TEST(ConformReportMarkdown, EscapesTableCells) {
       "a | b\nc `d` *e* <br> [l](x) \\ " + std::string(300, 'z');
   runs[1].name = "pipe|name";
   runs[2].skip_reason = "why | not";
-  const std::string markdown = stguard::conform::markdown_matrix(runs, sample_info());
+  const std::string markdown = stguard::conformance::markdown_matrix(runs, sample_info());
   expect_tables_intact(markdown);
-  EXPECT_NE(markdown.find("a \\| b\\\\nc \\`d\\` \\*e\\* \\<br\\> \\[l\\](x) \\\\ zzz"),
+  // The policy doubles the backslash, then Markdown escapes both.
+  EXPECT_NE(markdown.find("a \\| b\\\\nc \\`d\\` \\*e\\* \\<br\\> \\[l\\](x) \\\\\\\\ zzz"),
             std::string::npos)
       << markdown;
   EXPECT_EQ(markdown.find(std::string(130, 'z')), std::string::npos);  // cut at ~120

@@ -1,7 +1,9 @@
-// tests/conform_runner_test.cc: the conformance runner: grading rules (pure),
-// command splitting, expectation files, the manifest loader, the process
+// tests/conformance/runner_test.cc: the conformance runner: grading rules
+// (pure), command splitting, expectation files, case selection, the process
 // limits, and whole runs against the fake readers of fake_reader.cc, each of
 // which must get its grade.
+#include "conformance/runner/runner.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,32 +14,45 @@
 #include <string>
 #include <vector>
 
-#include "runner/cases.h"
-#include "runner/expectations.h"
-#include "runner/grade.h"
-#include "runner/process.h"
-#include "runner/reader.h"
-#include "runner/runner.h"
+#include "conformance/model/manifest.h"
+#include "conformance/runner/expectations.h"
+#include "conformance/runner/grade.h"
+#include "conformance/runner/process.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/selection.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
 
-namespace conf = stguard::conform;
+namespace conf = stguard::conformance;
 using conf::Grade;
+using conf::Verdict;
 using Status = conf::ProcessResult::Status;
 
-conf::CaseSpec make_case(std::string verdict) {
-  conf::CaseSpec spec;
-  spec.id = "group/case";
-  spec.group = "group";
-  spec.file = "/nonexistent/case.safetensors";
-  spec.verdict = std::move(verdict);
-  if (spec.verdict != "reject") {
-    spec.expected_tensors = std::vector<conf::ExpectedTensor>{
-        {"a", "F32", {2}, 0, 8, std::string(64, 'a')}, {"b", "U8", {}, 8, 9, std::string(64, 'b')}};
+const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
+
+conf::Case make_case(Verdict verdict) {
+  conf::Case c;
+  c.id = "group/case";
+  c.file = "group/case.safetensors";
+  c.verdict = verdict;
+  if (verdict != Verdict::kReject) {
+    c.expected.emplace();
+    c.expected->tensors = {{"a", "F32", {2}, 0, 8, std::string(64, 'a')},
+                           {"b", "U8", {}, 8, 9, std::string(64, 'b')}};
   }
-  return spec;
+  return c;
+}
+
+const conf::Manifest& committed_manifest() {
+  static const conf::Manifest manifest = [] {
+    conf::ManifestError error;
+    std::optional<conf::Manifest> m = conf::read_manifest(kCorpusDir / "manifest.json", &error);
+    if (!m) ADD_FAILURE() << error.message();
+    return m.value_or(conf::Manifest{});
+  }();
+  return manifest;
 }
 
 conf::ProcessResult exited(int code, std::string out, std::string err = "") {
@@ -59,35 +74,38 @@ std::string accept_with(const std::string& tensors) {
   return R"({"verdict":"accept","error":null,"tensors":)" + tensors + "}\n";
 }
 
-conf::CaseResult grade(const conf::CaseSpec& spec, const conf::ProcessResult& run,
+conf::CaseResult grade(const conf::Case& c, const conf::ProcessResult& run,
                        conf::AdapterMode mode = conf::AdapterMode::kJson) {
-  return conf::grade_case(spec, mode, run, conf::ProcessLimits{});
+  return conf::grade_case(c, mode, run, conf::ProcessLimits{});
 }
 
 // --- Grading rules -------------------------------------------------------
 
 TEST(ConformGrade, VerdictsAgainstExpectedVerdicts) {
   const std::string reject = R"({"verdict":"reject","error":"bad header"})";
-  EXPECT_EQ(grade(make_case("accept"), exited(0, accept_with(kGoodTensors))).grade, Grade::kPass);
-  EXPECT_EQ(grade(make_case("reject"), exited(0, reject)).grade, Grade::kPass);
-  EXPECT_EQ(grade(make_case("either"), exited(0, accept_with(kGoodTensors))).grade,
+  EXPECT_EQ(grade(make_case(Verdict::kAccept), exited(0, accept_with(kGoodTensors))).grade,
+            Grade::kPass);
+  EXPECT_EQ(grade(make_case(Verdict::kReject), exited(0, reject)).grade, Grade::kPass);
+  EXPECT_EQ(grade(make_case(Verdict::kEither), exited(0, accept_with(kGoodTensors))).grade,
             Grade::kImplAccept);
-  EXPECT_EQ(grade(make_case("either"), exited(0, reject)).grade, Grade::kImplReject);
-  conf::CaseResult should_accept = grade(make_case("accept"), exited(0, reject));
+  EXPECT_EQ(grade(make_case(Verdict::kEither), exited(0, reject)).grade, Grade::kImplReject);
+  conf::CaseResult should_accept = grade(make_case(Verdict::kAccept), exited(0, reject));
   EXPECT_EQ(should_accept.grade, Grade::kFailShouldAccept);
   EXPECT_EQ(should_accept.reader_error, "bad header");
-  EXPECT_EQ(should_accept.verdict, "reject");
-  conf::CaseSpec reject_case = make_case("reject");
+  EXPECT_EQ(should_accept.verdict, Verdict::kReject);
+  EXPECT_EQ(should_accept.group, "group");
+  EXPECT_EQ(should_accept.expected_verdict, Verdict::kAccept);
+  conf::Case reject_case = make_case(Verdict::kReject);
   reject_case.reason = "OFFSET_GAP";
   conf::CaseResult should_reject = grade(reject_case, exited(0, accept_with("[]")));
   EXPECT_EQ(should_reject.grade, Grade::kFailShouldReject);
-  EXPECT_EQ(should_reject.verdict, "accept");
+  EXPECT_EQ(should_reject.verdict, Verdict::kAccept);
   EXPECT_EQ(should_reject.detail, "accepted; must be rejected: OFFSET_GAP");
 }
 
 TEST(ConformGrade, ContentDifferencesAreWrongContent) {
   auto detail_of = [](const std::string& tensors) {
-    conf::CaseResult r = grade(make_case("accept"), exited(0, accept_with(tensors)));
+    conf::CaseResult r = grade(make_case(Verdict::kAccept), exited(0, accept_with(tensors)));
     EXPECT_EQ(r.grade, Grade::kFailWrongContent) << tensors;
     return r.detail;
   };
@@ -124,7 +142,7 @@ TEST(ConformGrade, ContentDifferencesAreWrongContent) {
   EXPECT_NE(detail_of("[" + a_with("F16", "[2]", "[0,8]", sha_a) + "]").find("1 more difference"),
             std::string::npos);
   // Wrong content on an either case is still wrong content, not IMPL_ACCEPT.
-  EXPECT_EQ(grade(make_case("either"), exited(0, accept_with("[" + b + "]"))).grade,
+  EXPECT_EQ(grade(make_case(Verdict::kEither), exited(0, accept_with("[" + b + "]"))).grade,
             Grade::kFailWrongContent);
 }
 
@@ -136,10 +154,10 @@ TEST(ConformGrade, IllTypedTensorFieldsAreContentNotProtocol) {
         std::string(R"({"name":"a","dtype":"F32","shape":2,"data_offsets":[0,8],"sha256":"x"})"),
         std::string(R"({"name":"a","dtype":"F32","shape":[2],"data_offsets":[0],"sha256":"x"})"),
         std::string(R"({"name":1,"dtype":"F32","shape":[2],"data_offsets":[0,8],"sha256":"x"})")}) {
-    EXPECT_EQ(grade(make_case("accept"), exited(0, accept_with("[" + tensor + "]"))).grade,
+    EXPECT_EQ(grade(make_case(Verdict::kAccept), exited(0, accept_with("[" + tensor + "]"))).grade,
               Grade::kFailWrongContent)
         << tensor;
-    EXPECT_EQ(grade(make_case("reject"), exited(0, accept_with("[" + tensor + "]"))).grade,
+    EXPECT_EQ(grade(make_case(Verdict::kReject), exited(0, accept_with("[" + tensor + "]"))).grade,
               Grade::kFailShouldReject)
         << tensor;
   }
@@ -151,7 +169,8 @@ TEST(ConformGrade, ExactNumbersMayBeDecimalStringsAndHashesAnyCase) {
       std::string(64, 'A') +
       R"("},{"name":"b","dtype":"U8","shape":[],"data_offsets":[8,9],"sha256":")" +
       std::string(64, 'b') + "\"}]";
-  EXPECT_EQ(grade(make_case("accept"), exited(0, accept_with(tensors))).grade, Grade::kPass);
+  EXPECT_EQ(grade(make_case(Verdict::kAccept), exited(0, accept_with(tensors))).grade,
+            Grade::kPass);
 }
 
 TEST(ConformGrade, ProcessFailures) {
@@ -159,30 +178,31 @@ TEST(ConformGrade, ProcessFailures) {
   signaled.status = Status::kSignaled;
   signaled.term_signal = 11;
   signaled.stderr_tail = "Segmentation fault in parse()\n";
-  conf::CaseResult crash = grade(make_case("accept"), signaled);
+  conf::CaseResult crash = grade(make_case(Verdict::kAccept), signaled);
   EXPECT_EQ(crash.grade, Grade::kCrash);
   EXPECT_EQ(crash.detail, "killed by SIGSEGV");
   EXPECT_EQ(crash.reader_error, "Segmentation fault in parse()");
 
   conf::ProcessResult timed_out;
   timed_out.status = Status::kTimedOut;
-  EXPECT_EQ(grade(make_case("reject"), timed_out).grade, Grade::kTimeout);
+  EXPECT_EQ(grade(make_case(Verdict::kReject), timed_out).grade, Grade::kTimeout);
 
   conf::ProcessResult not_started;
   not_started.spawn_error = "command not found: x";
-  EXPECT_EQ(grade(make_case("reject"), not_started).grade, Grade::kCrash);
+  EXPECT_EQ(grade(make_case(Verdict::kReject), not_started).grade, Grade::kCrash);
 
   // JSON mode: every verdict exits 0, so exit 1 is a crash even with output.
   conf::CaseResult exit1 =
-      grade(make_case("reject"), exited(1, R"({"verdict":"reject"})", "Traceback ..."));
+      grade(make_case(Verdict::kReject), exited(1, R"({"verdict":"reject"})", "Traceback ..."));
   EXPECT_EQ(exit1.grade, Grade::kCrash);
   EXPECT_NE(exit1.detail.find("exit status 1"), std::string::npos);
 }
 
 TEST(ConformGrade, ProtocolErrors) {
-  const conf::CaseSpec spec = make_case("reject");
+  const conf::Case spec = make_case(Verdict::kReject);
   for (const std::string& out : std::vector<std::string>{
            "", "not json", "[]", "\"reject\"", R"({"verdict":"maybe"})", R"({"error":"x"})",
+           R"({"verdict":"either"})", R"({"verdict":"ACCEPT","tensors":[]})",
            R"({"verdict":"reject","error":42})", R"({"verdict":"accept"})",
            R"({"verdict":"accept","tensors":{}})", R"({"verdict":"accept","tensors":[1]})",
            R"({"verdict":"reject"}{"verdict":"reject"})",
@@ -190,7 +210,7 @@ TEST(ConformGrade, ProtocolErrors) {
     conf::CaseResult r = grade(spec, exited(0, out));
     EXPECT_EQ(r.grade, Grade::kProtocolError) << out;
     EXPECT_FALSE(r.detail.empty()) << out;
-    EXPECT_TRUE(r.verdict.empty()) << out;
+    EXPECT_FALSE(r.verdict.has_value()) << out;
   }
   conf::ProcessResult flood = exited(0, R"({"verdict":"reject"})");
   flood.stdout_truncated = true;
@@ -201,14 +221,16 @@ TEST(ConformGrade, ProtocolErrors) {
 
 TEST(ConformGrade, PlainModeGradesByExitStatus) {
   using conf::AdapterMode;
-  EXPECT_EQ(grade(make_case("accept"), exited(0, ""), AdapterMode::kPlain).grade, Grade::kPass);
-  EXPECT_EQ(grade(make_case("accept"), exited(1, ""), AdapterMode::kPlain).grade,
+  EXPECT_EQ(grade(make_case(Verdict::kAccept), exited(0, ""), AdapterMode::kPlain).grade,
+            Grade::kPass);
+  EXPECT_EQ(grade(make_case(Verdict::kAccept), exited(1, ""), AdapterMode::kPlain).grade,
             Grade::kFailShouldAccept);
-  EXPECT_EQ(grade(make_case("reject"), exited(0, ""), AdapterMode::kPlain).grade,
+  EXPECT_EQ(grade(make_case(Verdict::kReject), exited(0, ""), AdapterMode::kPlain).grade,
             Grade::kFailShouldReject);
-  EXPECT_EQ(grade(make_case("either"), exited(1, ""), AdapterMode::kPlain).grade,
+  EXPECT_EQ(grade(make_case(Verdict::kEither), exited(1, ""), AdapterMode::kPlain).grade,
             Grade::kImplReject);
-  EXPECT_EQ(grade(make_case("reject"), exited(2, ""), AdapterMode::kPlain).grade, Grade::kCrash);
+  EXPECT_EQ(grade(make_case(Verdict::kReject), exited(2, ""), AdapterMode::kPlain).grade,
+            Grade::kCrash);
 }
 
 // --- Commands, readers, expectations, manifest ---------------------------
@@ -305,36 +327,20 @@ TEST(ConformExpectations, ParseApplyAndWrite) {
   EXPECT_TRUE(conf::Expectations::parse(text, &error)) << error;
 }
 
-TEST(ConformCorpus, LoadsTheCommittedManifest) {
-  std::string error;
-  std::optional<conf::Corpus> corpus = conf::load_corpus(STGUARD_CORPUS_DIR, &error);
-  ASSERT_TRUE(corpus) << error;
-  EXPECT_GT(corpus->cases.size(), 400u);
-  for (std::size_t i = 1; i < corpus->cases.size(); ++i) {
-    EXPECT_LT(corpus->cases[i - 1].id, corpus->cases[i].id);
-  }
-  for (const conf::CaseSpec& c : corpus->cases) {
-    EXPECT_TRUE(std::filesystem::exists(c.file)) << c.id;
-    EXPECT_EQ(c.expected_tensors.has_value(), c.verdict != "reject") << c.id;
-  }
-  conf::CaseFilter filter{{"layout/*"}, {}};
-  EXPECT_TRUE(filter.matches(corpus->cases.front()) == (corpus->cases.front().group == "layout"));
-}
-
-TEST(ConformCorpus, RejectsBrokenManifests) {
-  stguard_test::TempDir dir;
-  std::string error;
-  EXPECT_FALSE(conf::load_corpus(dir.path(), &error));
-  EXPECT_NE(error.find("manifest.json"), std::string::npos);
-  for (const std::string& bad :
-       {std::string(R"({"cases":[{"id":"a/b","file":"../x","verdict":"reject"}]})"),
-        std::string(R"({"cases":[{"id":"a/b","file":"x","verdict":"perhaps"}]})"),
-        std::string(R"({"cases":[{"id":"a/b","file":"x","verdict":"accept"}]})"),
-        std::string(R"({"cases":[{"id":"a/b","file":"x","verdict":"reject"},)"
-                    R"({"id":"a/b","file":"y","verdict":"reject"}]})"),
-        std::string(R"({"cases":{}})")}) {
-    std::ofstream(dir.file("manifest.json"), std::ios::trunc) << bad;
-    EXPECT_FALSE(conf::load_corpus(dir.path(), &error)) << bad;
+TEST(ConformSelection, GlobsOnIdsAndTags) {
+  const conf::Manifest& manifest = committed_manifest();
+  ASSERT_GT(manifest.cases.size(), 400u);
+  const conf::CaseFilter layout{{"layout/*"}, {}};
+  const conf::CaseFilter contested{{}, {"contested"}};
+  const conf::CaseFilter both{{"layout/*", "dtypes/*"}, {"contested"}};
+  const conf::CaseFilter all{};
+  for (const conf::Case& c : manifest.cases) {
+    const bool is_contested = c.verdict == Verdict::kEither;
+    EXPECT_EQ(layout.matches(c), c.group() == "layout") << c.id;
+    EXPECT_EQ(contested.matches(c), is_contested) << c.id;
+    EXPECT_EQ(both.matches(c), is_contested && (c.group() == "layout" || c.group() == "dtypes"))
+        << c.id;
+    EXPECT_TRUE(all.matches(c));
   }
 }
 
@@ -380,14 +386,11 @@ TEST(ConformProcess, StdoutIsCapped) {
 class ConformFakeReaders : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string error;
-    std::optional<conf::Corpus> corpus = conf::load_corpus(STGUARD_CORPUS_DIR, &error);
-    ASSERT_TRUE(corpus) << error;
     // A few of each verdict, some accepted cases with tensors.
-    std::map<std::string, int> taken;
-    for (const conf::CaseSpec& c : corpus->cases) {
-      bool has_tensors = c.expected_tensors && !c.expected_tensors->empty();
-      if (c.verdict != "reject" && !has_tensors) continue;
+    std::map<Verdict, int> taken;
+    for (const conf::Case& c : committed_manifest().cases) {
+      const bool has_tensors = c.expected && !c.expected->tensors.empty();
+      if (c.verdict != Verdict::kReject && !has_tensors) continue;
       if (taken[c.verdict]++ < 3) cases_->push_back(c);
     }
     ASSERT_EQ(cases_->size(), 9u);
@@ -403,13 +406,13 @@ class ConformFakeReaders : public ::testing::Test {
     conf::RunOptions options;
     options.jobs = 3;
     options.limits = limits;
-    return conf::run_reader(spec, *cases_, options);
+    return conf::run_reader(spec, kCorpusDir, *cases_, options);
   }
 
   // The grade each verdict's cases got; fails when cases of one verdict got
   // different grades.
-  static std::map<std::string, Grade> grades_by_verdict(const conf::ReaderRun& run) {
-    std::map<std::string, Grade> grades;
+  static std::map<Verdict, Grade> grades_by_verdict(const conf::ReaderRun& run) {
+    std::map<Verdict, Grade> grades;
     for (const conf::CaseResult& r : run.results) {
       auto [it, inserted] = grades.emplace(r.expected_verdict, r.grade);
       EXPECT_EQ(it->second, r.grade) << run.name << " " << r.case_id << ": " << r.detail;
@@ -417,7 +420,7 @@ class ConformFakeReaders : public ::testing::Test {
     return grades;
   }
 
-  static inline std::vector<conf::CaseSpec>* cases_ = new std::vector<conf::CaseSpec>();
+  static inline std::vector<conf::Case>* cases_ = new std::vector<conf::Case>();
 };
 
 TEST_F(ConformFakeReaders, OraclePassesEverything) {
@@ -426,25 +429,25 @@ TEST_F(ConformFakeReaders, OraclePassesEverything) {
   for (std::size_t i = 1; i < r.results.size(); ++i) {
     EXPECT_LT(r.results[i - 1].case_id, r.results[i].case_id);  // case order, whatever -j did
   }
-  std::map<std::string, Grade> grades = grades_by_verdict(r);
-  EXPECT_EQ(grades["accept"], Grade::kPass);
-  EXPECT_EQ(grades["reject"], Grade::kPass);
-  EXPECT_EQ(grades["either"], Grade::kImplAccept);
+  std::map<Verdict, Grade> grades = grades_by_verdict(r);
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kPass);
+  EXPECT_EQ(grades[Verdict::kReject], Grade::kPass);
+  EXPECT_EQ(grades[Verdict::kEither], Grade::kImplAccept);
 }
 
 TEST_F(ConformFakeReaders, AlwaysAccept) {
-  std::map<std::string, Grade> grades = grades_by_verdict(run("accept"));
-  EXPECT_EQ(grades["accept"], Grade::kFailWrongContent);  // no tensors reported
-  EXPECT_EQ(grades["reject"], Grade::kFailShouldReject);
-  EXPECT_EQ(grades["either"], Grade::kFailWrongContent);
+  std::map<Verdict, Grade> grades = grades_by_verdict(run("accept"));
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kFailWrongContent);  // no tensors reported
+  EXPECT_EQ(grades[Verdict::kReject], Grade::kFailShouldReject);
+  EXPECT_EQ(grades[Verdict::kEither], Grade::kFailWrongContent);
 }
 
 TEST_F(ConformFakeReaders, AlwaysReject) {
   conf::ReaderRun r = run("reject");
-  std::map<std::string, Grade> grades = grades_by_verdict(r);
-  EXPECT_EQ(grades["accept"], Grade::kFailShouldAccept);
-  EXPECT_EQ(grades["reject"], Grade::kPass);
-  EXPECT_EQ(grades["either"], Grade::kImplReject);
+  std::map<Verdict, Grade> grades = grades_by_verdict(r);
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kFailShouldAccept);
+  EXPECT_EQ(grades[Verdict::kReject], Grade::kPass);
+  EXPECT_EQ(grades[Verdict::kEither], Grade::kImplReject);
   EXPECT_EQ(r.results.front().reader_error, "fake reader rejects everything");
 }
 
@@ -473,10 +476,10 @@ TEST_F(ConformFakeReaders, GarbageIsProtocolError) {
 }
 
 TEST_F(ConformFakeReaders, WrongHashIsWrongContent) {
-  std::map<std::string, Grade> grades = grades_by_verdict(run("wrong-hash"));
-  EXPECT_EQ(grades["accept"], Grade::kFailWrongContent);
-  EXPECT_EQ(grades["reject"], Grade::kPass);
-  EXPECT_EQ(grades["either"], Grade::kFailWrongContent);
+  std::map<Verdict, Grade> grades = grades_by_verdict(run("wrong-hash"));
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kFailWrongContent);
+  EXPECT_EQ(grades[Verdict::kReject], Grade::kPass);
+  EXPECT_EQ(grades[Verdict::kEither], Grade::kFailWrongContent);
 }
 
 TEST_F(ConformFakeReaders, HugeAllocationHitsTheMemoryLimit) {
@@ -499,15 +502,15 @@ TEST_F(ConformFakeReaders, ExitStatusAndFlood) {
 }
 
 TEST_F(ConformFakeReaders, PlainMode) {
-  std::map<std::string, Grade> accept =
+  std::map<Verdict, Grade> accept =
       grades_by_verdict(run("plain-accept", {}, conf::AdapterMode::kPlain));
-  EXPECT_EQ(accept["accept"], Grade::kPass);  // plain mode cannot see content
-  EXPECT_EQ(accept["reject"], Grade::kFailShouldReject);
-  EXPECT_EQ(accept["either"], Grade::kImplAccept);
-  std::map<std::string, Grade> reject =
+  EXPECT_EQ(accept[Verdict::kAccept], Grade::kPass);  // plain mode cannot see content
+  EXPECT_EQ(accept[Verdict::kReject], Grade::kFailShouldReject);
+  EXPECT_EQ(accept[Verdict::kEither], Grade::kImplAccept);
+  std::map<Verdict, Grade> reject =
       grades_by_verdict(run("plain-reject", {}, conf::AdapterMode::kPlain));
-  EXPECT_EQ(reject["accept"], Grade::kFailShouldAccept);
-  EXPECT_EQ(reject["reject"], Grade::kPass);
+  EXPECT_EQ(reject[Verdict::kAccept], Grade::kFailShouldAccept);
+  EXPECT_EQ(reject[Verdict::kReject], Grade::kPass);
 }
 
 // --- The command ------------------------------------------------------------

@@ -1,0 +1,49 @@
+# embed_asset.cmake: writes a C++ source defining a function that returns the
+# bytes of a file, so that report assets are real files in the source tree
+# and still part of the stguard executable. Run at build time by the custom
+# command in CMakeLists.txt (which reruns it when the file changes):
+#
+#   cmake -DINPUT=assets/matrix.css -DOUTPUT=matrix_css.cc -DFUNCTION=matrix_css
+#         -P embed_asset.cmake
+#
+# The function is declared in conformance/report/assets.h.
+foreach(var INPUT OUTPUT FUNCTION)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "embed_asset.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(READ "${INPUT}" hex HEX)
+string(LENGTH "${hex}" hex_length)
+math(EXPR size "${hex_length} / 2")
+# Sixteen bytes a line: "0x3c, 0x21, ..." (CMake's regular expressions have
+# no {16}: the pattern is spelled out).
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1, " bytes "${hex}")
+string(REPEAT "0x[0-9a-f][0-9a-f], " 16 line_pattern)
+string(REGEX REPLACE "(${line_pattern})" "\\1\n" bytes "${bytes}")
+string(REPLACE ", \n" ",\n    " bytes "${bytes}")
+cmake_path(GET INPUT FILENAME name)
+
+# A trailing zero keeps the array non-empty for an empty file; it is not
+# part of the returned bytes.
+file(WRITE "${OUTPUT}.tmp"
+"// Generated from conformance/report/assets/${name} by embed_asset.cmake: do not edit.
+#include \"conformance/report/assets.h\"
+
+namespace stguard::conformance::assets {
+namespace {
+
+constexpr unsigned char kBytes[] = {
+    ${bytes}0x00};
+
+}  // namespace
+
+std::string_view ${FUNCTION}() noexcept {
+  return {reinterpret_cast<const char*>(kBytes), ${size}};
+}
+
+}  // namespace stguard::conformance::assets
+")
+# Only touch OUTPUT when it changes, so that an unchanged asset recompiles nothing.
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUTPUT}.tmp")

@@ -1,0 +1,83 @@
+// conformance/report/tally.cc: counts, orders and the matrix (tally.h).
+#include "conformance/report/tally.h"
+
+#include <functional>
+#include <map>
+#include <utility>
+
+namespace stguard::conformance {
+
+std::string_view grade_code(Grade grade) noexcept {
+  switch (grade) {
+    case Grade::kCrash:
+      return "CRASH";
+    case Grade::kTimeout:
+      return "TIME";
+    case Grade::kFailShouldReject:
+      return "SHOULD-REJ";
+    case Grade::kFailWrongContent:
+      return "WRONG";
+    case Grade::kFailShouldAccept:
+      return "SHOULD-ACC";
+    case Grade::kProtocolError:
+      return "PROTO";
+    case Grade::kImplAccept:
+      return "ACC";
+    case Grade::kImplReject:
+      return "REJ";
+    case Grade::kPass:
+      return "PASS";
+  }
+  return "PROTO";
+}
+
+std::size_t grade_index(Grade grade) noexcept {
+  for (std::size_t i = 0; i < kGradeCount; ++i) {
+    if (kAllGrades[i] == grade) return i;
+  }
+  return 0;
+}
+
+Counts count_results(const ReaderRun& run) {
+  Counts counts;
+  for (const CaseResult& result : run.results) {
+    ++counts.per_grade[grade_index(result.grade)];
+    ++counts.total;
+    if (result_fails_run(result)) ++counts.failing;
+    if (result.expectation == Expectation::kExpectedFailure) ++counts.xfail;
+    if (result.expectation == Expectation::kUnexpectedPass) ++counts.xpass;
+  }
+  return counts;
+}
+
+std::string failure_message(const CaseResult& result) {
+  if (!result.detail.empty() && !result.reader_error.empty()) {
+    return result.detail + "; reader: " + result.reader_error;
+  }
+  if (!result.detail.empty()) return result.detail;
+  if (!result.reader_error.empty()) return result.reader_error;
+  return "(no message)";
+}
+
+std::vector<MatrixGroup> build_matrix(std::span<const ReaderRun> runs) {
+  std::map<std::string, MatrixCase, std::less<>> by_id;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (const CaseResult& result : runs[r].results) {
+      auto [it, inserted] = by_id.try_emplace(result.case_id);
+      if (inserted) {
+        it->second.info = &result;
+        it->second.cells.assign(runs.size(), nullptr);
+      }
+      it->second.cells[r] = &result;
+    }
+  }
+  std::map<std::string, std::vector<MatrixCase>, std::less<>> by_group;
+  for (auto& [id, matrix_case] : by_id) {
+    by_group[matrix_case.info->group].push_back(std::move(matrix_case));
+  }
+  std::vector<MatrixGroup> groups;
+  for (auto& [name, cases] : by_group) groups.push_back({name, std::move(cases)});
+  return groups;
+}
+
+}  // namespace stguard::conformance

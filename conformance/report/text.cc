@@ -1,0 +1,76 @@
+// conformance/report/text.cc: the terminal summary (text.h).
+#include "conformance/report/text.h"
+
+#include <algorithm>
+
+#include "base/text.h"
+#include "conformance/report/tally.h"
+
+namespace stguard::conformance {
+namespace {
+
+std::string shown(std::string_view text, std::size_t max_chars) {
+  return base::terminal_safe(text, {.max_chars = max_chars});
+}
+
+std::string pad_right(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+}  // namespace
+
+std::string text_summary(std::span<const ReaderRun> runs) {
+  std::string out;
+  std::size_t failing_total = 0;
+  std::size_t skipped_total = 0;
+  std::size_t grade_width = 0;
+  for (Grade grade : kAllGrades) grade_width = std::max(grade_width, grade_name(grade).size());
+  for (const ReaderRun& run : runs) {
+    if (!out.empty()) out += '\n';
+    std::string head = shown(run.name, 80);
+    if (!run.version.empty()) head += " " + shown(run.version, 60);
+    head += " (" + shown(run.mode, 20) + ")";
+    if (run.skipped) {
+      ++skipped_total;
+      out += head + ": SKIPPED: " + shown(run.skip_reason, 200) + "\n";
+      continue;
+    }
+    const Counts counts = count_results(run);
+    failing_total += counts.failing;
+    out += head + ": " + std::to_string(counts.total) + " cases, " +
+           std::to_string(counts.failing) + " failing, " + std::to_string(counts.xfail) +
+           " XFAIL, " + std::to_string(counts.xpass) + " XPASS\n";
+    std::string grades;
+    for (Grade grade : kAllGrades) {
+      const std::size_t n = counts.per_grade[grade_index(grade)];
+      if (n == 0) continue;
+      grades += grades.empty() ? "  " : ", ";
+      grades += std::string(grade_name(grade)) + " " + std::to_string(n);
+    }
+    if (!grades.empty()) out += grades + "\n";
+    for (const CaseResult* result : worst_first(run, result_fails_run)) {
+      out += "  " + pad_right(std::string(grade_name(result->grade)), grade_width) + "  " +
+             shown(result->case_id, 100) + "  \xE2\x80\x94 " + shown(failure_message(*result), 160);
+      if (result->expectation == Expectation::kOtherFailure) {
+        out += " [expected failure listed with another grade]";
+      }
+      out += '\n';
+    }
+    for (const CaseResult* result : worst_first(run, [](const CaseResult& r) {
+           return r.expectation == Expectation::kUnexpectedPass;
+         })) {
+      out += "  " + pad_right("XPASS", grade_width) + "  " + shown(result->case_id, 100) +
+             "  \xE2\x80\x94 listed as an expected failure, but passes (" +
+             std::string(grade_name(result->grade)) + ")\n";
+    }
+  }
+  if (!out.empty()) out += '\n';
+  out += std::to_string(runs.size()) + (runs.size() == 1 ? " reader" : " readers");
+  if (skipped_total != 0) out += " (" + std::to_string(skipped_total) + " skipped)";
+  out += ", " + std::to_string(failing_total) +
+         (failing_total == 1 ? " result fails" : " results fail") + " the run\n";
+  return out;
+}
+
+}  // namespace stguard::conformance
