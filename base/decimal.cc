@@ -32,4 +32,27 @@ std::optional<std::uint64_t> parse_u64_or_hex(std::string_view text) noexcept {
   return parse_in_base(text, 10);
 }
 
+std::optional<std::uint64_t> parse_scaled_decimal(std::string_view text,
+                                                  unsigned decimals) noexcept {
+  const std::size_t point = text.find('.');
+  const std::string_view whole = text.substr(0, point);
+  std::string_view fraction =
+      point == std::string_view::npos ? std::string_view() : text.substr(point + 1);
+  if (point != std::string_view::npos && fraction.empty()) return std::nullopt;
+  if (fraction.size() > decimals) return std::nullopt;
+  std::optional<std::uint64_t> value = parse_u64(whole);
+  std::uint64_t scaled = 0;
+  if (!value) return std::nullopt;
+  scaled = *value;
+  for (unsigned i = 0; i < decimals; ++i) {
+    const int digit = i < fraction.size() ? fraction[i] - '0' : 0;
+    if (digit < 0 || digit > 9) return std::nullopt;
+    if (__builtin_mul_overflow(scaled, std::uint64_t{10}, &scaled) ||
+        __builtin_add_overflow(scaled, static_cast<std::uint64_t>(digit), &scaled)) {
+      return std::nullopt;
+    }
+  }
+  return scaled;
+}
+
 }  // namespace stguard::base

@@ -21,6 +21,13 @@ std::optional<std::uint64_t> parse_u64(std::string_view text) noexcept;
 // A decimal u64, or a hexadecimal one after "0x" / "0X".
 std::optional<std::uint64_t> parse_u64_or_hex(std::string_view text) noexcept;
 
+// A non-negative decimal number with at most `decimals` digits after a '.',
+// scaled by 10^decimals: ("2.5", 3) -> 2500, ("7", 3) -> 7000. No sign, no
+// exponent, at least one digit before the point; nullopt for anything else
+// or a value that does not fit.
+std::optional<std::uint64_t> parse_scaled_decimal(std::string_view text,
+                                                  unsigned decimals) noexcept;
+
 }  // namespace stguard::base
 
 #endif  // STGUARD_BASE_DECIMAL_H_

@@ -91,6 +91,17 @@ TEST(Decimal, StrictU64) {
   EXPECT_FALSE(parse_u64_or_hex("0x"));
 }
 
+TEST(Decimal, ScaledDecimal) {
+  EXPECT_EQ(parse_scaled_decimal("2.5", 3), 2500u);
+  EXPECT_EQ(parse_scaled_decimal("7", 3), 7000u);
+  EXPECT_EQ(parse_scaled_decimal("0.001", 3), 1u);
+  EXPECT_EQ(parse_scaled_decimal("86400", 3), 86'400'000u);
+  for (const char* bad : {"", ".5", "5.", "-1", "+1", "1e3", "0.0001", "1.2.3", "1,5", " 1"}) {
+    EXPECT_FALSE(parse_scaled_decimal(bad, 3)) << bad;
+  }
+  EXPECT_FALSE(parse_scaled_decimal("18446744073709551615", 3));
+}
+
 TEST(Sha256, KnownVectors) {
   EXPECT_EQ(sha256_hex(std::string_view("")),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

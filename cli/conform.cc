@@ -1,0 +1,493 @@
+// cli/conform.cc: `stguard conform`, grading safetensors readers against the
+// conformance corpus (conformance/runner/), with the reports of
+// conformance/report/ (written as `stguard conform report` writes them).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/decimal.h"
+#include "base/file_io.h"
+#include "base/parallel.h"
+#include "base/text.h"
+#include "command.h"
+#include "conform_report.h"
+#include "conformance/model/manifest.h"
+#include "conformance/report/jsonl.h"
+#include "conformance/report/text.h"
+#include "conformance/runner/expectations.h"
+#include "conformance/runner/process.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/runner.h"
+#include "conformance/runner/selection.h"
+#include "data_dir.h"
+
+namespace stguard::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace conf = stguard::conformance;
+
+constexpr std::string_view kUsage =
+    "stguard conform (--adapter CMD [--name NAME] [--plain] | --reader DIR|NAME | "
+    "--all-readers)... [options]";
+
+constexpr std::string_view kHelp =
+    R"(Grades safetensors readers against the conformance corpus. Each reader is an
+adapter command; the runner calls `CMD FILE` once per corpus case (a timeout, an
+address-space limit and its own process group per call, -j at a time) and grades
+the answer against corpus/manifest.json.
+
+Readers (any number, in report order):
+  --adapter CMD      an adapter command: prints one JSON object
+                     {"verdict":"accept"|"reject","error":"...","tensors":[...]}
+                     and exits 0 (see conformance/adapters/README.md). CMD is
+                     split into words ('...' and "..." group; no shell).
+  --name NAME        the preceding --adapter's name in reports
+                     [default: file name of its first word]
+  --plain            grade the preceding --adapter by exit status alone
+                     (0 accept, 1 reject, anything else a crash)
+  --reader DIR|NAME  a reader directory with a reader.json (command, version
+                     command, setup), or the name of a bundled one, e.g.
+                     stguard-strict, huggingface-hub, safetensors-npm
+  --all-readers      every bundled reader (the data directory's
+                     conformance/adapters/)
+  --setup            run each reader's setup command (e.g. npm ci) first
+  --require-readers  a reader that is not installed fails the run (exit 2)
+                     instead of being reported as skipped
+
+Cases:
+  --corpus DIR       the corpus [default: the data directory's corpus/]
+  --case GLOB        only cases whose id matches (repeatable; '*' spans '/')
+  --tag TAG          only cases carrying the tag (repeatable)
+
+Limits:
+  -j, --jobs N       adapter processes at a time [default: number of CPUs]
+  --timeout SECONDS  per case, 0.001 to 86400, up to three decimals [default: 10]
+  --memory-mb N      address-space limit per adapter process (RLIMIT_AS)
+                     [default: 2048; 0 = none, needed for sanitizer builds]
+
+Expectations (known failures; see conformance/adapters/README.md):
+  --expectations FILE        listed failures do not fail the run (XFAIL);
+                             listed cases that pass are reported (XPASS)
+  --write-expectations FILE  write this run's failures in that format
+
+Reports (the text summary always goes to stdout):
+  --out-dir DIR      write summary.txt, results.jsonl, junit.xml, matrix.html
+                     (the directory is created; its parent must exist)
+  --jsonl FILE       JSON lines, one per reader and case, passes included
+  --junit FILE       JUnit XML
+  --html FILE        self-contained HTML matrix (cases x readers)
+  --markdown FILE    the Markdown matrix (what conformance/RESULTS.md holds)
+  -q, --quiet        no progress on stderr
+
+Data (the corpus and the bundled readers), looked up in this order:
+  --data-dir DIR     a directory holding corpus/ and conformance/
+  STGUARD_DATA_DIR   the same, from the environment
+  then share/stguard next to the installed executable, then the source tree
+  stguard was built from.
+
+Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), FAIL_SHOULD_ACCEPT,
+FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR.
+
+Exit status: 0 every case passed (or failed as expected), 1 some case failed,
+2 the run could not happen (usage error, unreadable corpus, an --adapter that
+cannot be started, a report that cannot be written).
+
+`stguard conform report --help` combines saved results into one matrix.
+)";
+
+struct ReaderArg {
+  enum class Kind { kAdapter, kDir };
+  Kind kind;
+  std::string value;  // the command or the directory
+  std::string name;
+  bool plain = false;
+};
+
+// The options as CLI11 fills them; checked and turned into ConformOptions by
+// conform_options().
+struct ConformArgs {
+  std::vector<std::string> adapters;
+  std::vector<std::string> names;
+  std::vector<std::string> readers;
+  bool all_readers = false;
+  bool setup = false;
+  bool require_readers = false;
+  std::optional<std::string> data_dir;
+  std::optional<std::string> corpus;
+  std::vector<std::string> case_globs;
+  std::vector<std::string> tags;
+  std::optional<std::string> jobs;
+  std::optional<std::string> timeout;
+  std::optional<std::string> memory_mb;
+  std::optional<std::string> expectations;
+  std::optional<std::string> write_expectations;
+  std::optional<std::string> out_dir;
+  ReportTargets reports;
+  bool quiet = false;
+  // The readers in command-line order (--adapter, --name and --plain belong
+  // together by their order, which CLI11 keeps in parse_order()).
+  std::vector<ReaderArg> ordered;
+};
+
+struct ConformOptions {
+  std::vector<ReaderArg> readers;
+  bool all_readers = false;
+  bool setup = false;
+  bool require_readers = false;
+  fs::path corpus;
+  fs::path adapters;  // the bundled readers
+  conf::CaseFilter filter;
+  unsigned jobs = 0;
+  std::chrono::milliseconds timeout{10'000};
+  std::uint64_t memory_mb = 2048;
+  std::optional<fs::path> expectations;
+  std::optional<fs::path> write_expectations;
+  ReportTargets reports;
+  bool quiet = false;
+};
+
+// Pairs each --name and --plain with the --adapter before it.
+bool order_readers(const CLI::App& app, ConformArgs& args, std::string* error) {
+  std::size_t adapter = 0;
+  std::size_t name = 0;
+  std::size_t reader = 0;
+  for (const CLI::Option* option : app.parse_order()) {
+    const std::string& which = option->get_name();
+    if (which == "--adapter") {
+      args.ordered.push_back({ReaderArg::Kind::kAdapter, args.adapters[adapter++], "", false});
+    } else if (which == "--reader") {
+      args.ordered.push_back({ReaderArg::Kind::kDir, args.readers[reader++], "", false});
+    } else if (which == "--name" || which == "--plain") {
+      if (args.ordered.empty() || args.ordered.back().kind != ReaderArg::Kind::kAdapter) {
+        *error = which == "--name" ? "--name names the --adapter given before it"
+                                   : "--plain applies to the --adapter given before it";
+        return false;
+      }
+      if (which == "--name") {
+        args.ordered.back().name = args.names[name++];
+      } else {
+        args.ordered.back().plain = true;
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& args,
+                                              std::string* error) {
+  if (!order_readers(app, args, error)) return std::nullopt;
+  ConformOptions options;
+  options.readers = args.ordered;
+  options.all_readers = args.all_readers;
+  options.setup = args.setup;
+  options.require_readers = args.require_readers;
+  options.filter.id_globs = args.case_globs;
+  options.filter.tags = args.tags;
+  options.quiet = args.quiet;
+  options.reports = args.reports;
+  if (options.readers.empty() && !options.all_readers) {
+    *error = "no reader: give --adapter CMD, --reader DIR|NAME or --all-readers";
+    return std::nullopt;
+  }
+  if (args.jobs) {
+    const std::optional<std::uint64_t> jobs = base::parse_u64(*args.jobs);
+    if (!jobs || *jobs == 0 || *jobs > 256) {
+      *error = "--jobs needs a number from 1 to 256, got '" + *args.jobs + "'";
+      return std::nullopt;
+    }
+    options.jobs = static_cast<unsigned>(*jobs);
+  }
+  if (args.timeout) {
+    const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(*args.timeout, 3);
+    if (!ms || *ms == 0 || *ms > 86'400'000) {
+      *error = "--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" +
+               *args.timeout + "'";
+      return std::nullopt;
+    }
+    options.timeout = std::chrono::milliseconds(*ms);
+  }
+  if (args.memory_mb) {
+    const std::optional<std::uint64_t> mb = base::parse_u64(*args.memory_mb);
+    if (!mb || *mb > (std::uint64_t{1} << 30)) {
+      *error = "--memory-mb needs a number from 0 (no limit) to 1073741824, got '" +
+               *args.memory_mb + "'";
+      return std::nullopt;
+    }
+    options.memory_mb = *mb;
+  }
+  if (args.expectations) options.expectations = *args.expectations;
+  if (args.write_expectations) options.write_expectations = *args.write_expectations;
+  if (args.out_dir) {
+    const fs::path dir = *args.out_dir;
+    if (!options.reports.jsonl) options.reports.jsonl = dir / "results.jsonl";
+    if (!options.reports.junit) options.reports.junit = dir / "junit.xml";
+    if (!options.reports.html) options.reports.html = dir / "matrix.html";
+    options.reports.text = dir / "summary.txt";
+  }
+  // The data directory is needed unless both the corpus and every reader are given.
+  const bool needs_data =
+      !args.corpus || options.all_readers ||
+      std::any_of(options.readers.begin(), options.readers.end(),
+                  [](const ReaderArg& r) { return r.kind == ReaderArg::Kind::kDir; });
+  std::optional<DataDir> data;
+  if (needs_data) {
+    std::string why;
+    data = find_data_dir(args.data_dir, &why);
+    if (!data && (!args.corpus || options.all_readers)) {
+      *error = why;
+      return std::nullopt;
+    }
+  }
+  options.corpus = args.corpus ? fs::path(*args.corpus) : data->corpus();
+  if (data) options.adapters = data->adapters();
+  return options;
+}
+
+// A --reader value: a reader directory, or the name of a bundled reader.
+std::optional<fs::path> reader_dir(const std::string& value, const fs::path& adapters,
+                                   std::string* error) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(value) / "reader.json", ec)) return fs::path(value);
+  if (!adapters.empty() && value.find('/') == std::string::npos &&
+      fs::is_regular_file(adapters / value / "reader.json", ec)) {
+    return adapters / value;
+  }
+  std::string bundled;
+  if (!adapters.empty()) {
+    for (const fs::path& dir : conf::find_reader_dirs(adapters)) {
+      bundled += (bundled.empty() ? "" : ", ") + dir.filename().string();
+    }
+  }
+  *error = "--reader " + value + ": no reader.json there, and no bundled reader of that name" +
+           (bundled.empty() ? std::string() : " (bundled: " + bundled + ")");
+  return std::nullopt;
+}
+
+// Turns the reader arguments into specs, in order.
+std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions& options,
+                                                             std::string* error) {
+  std::vector<conf::ReaderSpec> specs;
+  const fs::path self = self_executable();
+  std::vector<ReaderArg> readers = options.readers;
+  if (options.all_readers) {
+    for (const fs::path& dir : conf::find_reader_dirs(options.adapters)) {
+      readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false});
+    }
+    if (readers.size() == options.readers.size()) {
+      *error = "--all-readers: no reader.json under " + options.adapters.string();
+      return std::nullopt;
+    }
+  }
+  for (const ReaderArg& arg : readers) {
+    std::optional<conf::ReaderSpec> spec;
+    if (arg.kind == ReaderArg::Kind::kAdapter) {
+      spec = conf::reader_from_command(
+          arg.value, arg.name, arg.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson,
+          error);
+    } else if (const std::optional<fs::path> dir = reader_dir(arg.value, options.adapters, error)) {
+      spec = conf::load_reader_dir(*dir, self, error);
+    }
+    if (!spec) return std::nullopt;
+    if (!conf::valid_reader_name(spec->name)) {
+      *error = "reader name '" + base::terminal_safe(spec->name) +
+               "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)";
+      return std::nullopt;
+    }
+    for (const conf::ReaderSpec& other : specs) {
+      if (other.name == spec->name) {
+        *error = "two readers named '" + spec->name + "' (use --name)";
+        return std::nullopt;
+      }
+    }
+    if (arg.kind == ReaderArg::Kind::kAdapter &&
+        !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
+      const std::string& word = spec->command.front();
+      std::error_code ec;
+      const bool exists = word.find('/') != std::string::npos && fs::exists(word, ec);
+      *error = exists ? "--adapter: '" + word + "' is not an executable file (chmod +x?)"
+                      : "--adapter: cannot find the executable '" + word + "'";
+      return std::nullopt;
+    }
+    specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+int run_conform(const Command& command, ConformArgs& args) {
+  std::string error;
+  std::optional<ConformOptions> options = conform_options(*command.app, args, &error);
+  if (!options) return usage_error(command, error);
+  conf::ManifestError manifest_error;
+  std::optional<conf::Manifest> corpus =
+      conf::read_manifest(options->corpus / "manifest.json", &manifest_error);
+  if (!corpus) {
+    std::cerr << "stguard conform: " << base::terminal_safe(manifest_error.message()) << "\n";
+    return kExitUsage;
+  }
+  std::vector<conf::Case> cases;
+  for (const conf::Case& c : corpus->cases) {
+    if (options->filter.matches(c)) cases.push_back(c);
+  }
+  if (cases.empty()) {
+    std::cerr << "stguard conform: no case matches the --case/--tag filters\n";
+    return kExitUsage;
+  }
+  std::optional<conf::Expectations> expectations;
+  if (options->expectations) {
+    expectations = conf::Expectations::load(*options->expectations, &error);
+    if (!expectations) {
+      std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+      return kExitUsage;
+    }
+  }
+  std::optional<std::vector<conf::ReaderSpec>> specs = collect_readers(*options, &error);
+  if (!specs) {
+    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  if (args.out_dir) {
+    // The report directory itself is made; a missing parent is a mistake.
+    std::error_code ec;
+    fs::create_directory(*args.out_dir, ec);
+    if (ec) {
+      std::cerr << "stguard conform: cannot create " << base::terminal_safe(*args.out_dir) << ": "
+                << ec.message() << "\n";
+      return kExitUsage;
+    }
+  }
+
+  conf::RunOptions run_options;
+  run_options.jobs = base::effective_jobs(options->jobs, cases.size());
+  run_options.limits.timeout = options->timeout;
+  run_options.limits.address_space_bytes = options->memory_mb << 20;
+  run_options.expectations = expectations ? &*expectations : nullptr;
+  const bool progress = !options->quiet && ::isatty(STDERR_FILENO) != 0;
+
+  std::vector<conf::ReaderRun> runs;
+  bool missing_required = false;
+  for (const conf::ReaderSpec& spec : *specs) {
+    if (options->setup && !spec.setup.empty()) {
+      if (!options->quiet) {
+        std::cerr << "== " << spec.name << ": setup: " << conf::command_text(spec.setup) << "\n";
+      }
+      std::string log;
+      if (!conf::setup_reader(spec, std::chrono::seconds(900), &log)) {
+        std::cerr << "stguard conform: setup of " << spec.name << " failed:\n"
+                  << base::terminal_safe(log, {.keep_backslash = true, .keep_newlines = true})
+                  << "\n";
+      }
+    }
+    conf::ReaderProbe probe = conf::probe_reader(spec);
+    if (!probe.available) {
+      conf::ReaderRun skipped;
+      skipped.name = spec.name;
+      skipped.command = conf::command_text(spec.command);
+      skipped.mode = spec.mode == conf::AdapterMode::kJson ? "json" : "plain";
+      skipped.skipped = true;
+      skipped.skip_reason = probe.reason;
+      if (!options->quiet) {
+        std::cerr << "== " << spec.name << ": SKIPPED (" << base::terminal_safe(probe.reason)
+                  << ")\n";
+      }
+      missing_required = missing_required || options->require_readers;
+      runs.push_back(std::move(skipped));
+      continue;
+    }
+    if (!options->quiet) {
+      std::cerr << "== " << spec.name
+                << (probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")")
+                << ": " << cases.size() << " cases, -j " << run_options.jobs << "\n";
+    }
+    if (progress) {
+      run_options.on_result = [](const conf::CaseResult&, std::size_t done, std::size_t total) {
+        if (done % 25 == 0 || done == total)
+          std::cerr << "\r   " << done << "/" << total << std::flush;
+      };
+    }
+    conf::RunOptions reader_options = run_options;
+#ifdef STGUARD_SANITIZED_BUILD
+    // This stguard is a sanitizer build, and so is the copy of itself that
+    // the stguard-* readers run: its runtime reserves terabytes of shadow
+    // address space and cannot start under RLIMIT_AS. Other readers keep it.
+    if (spec.runs_self) reader_options.limits.address_space_bytes = 0;
+#endif
+    const auto start = std::chrono::steady_clock::now();
+    conf::ReaderRun run = conf::run_reader(spec, options->corpus, cases, reader_options);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (progress) std::cerr << "\r";
+    if (!options->quiet) {
+      std::ostringstream line;
+      line.precision(1);
+      line << std::fixed << "   done in " << seconds << " s\n";
+      std::cerr << line.str();
+    }
+    run.version = probe.version;
+    runs.push_back(std::move(run));
+  }
+
+  const std::string summary = conf::text_summary(runs);
+  std::cout << summary;
+  if (!write_reports(runs, matrix_info(options->corpus, cases.size()), options->reports, summary,
+                     &error) ||
+      (options->write_expectations &&
+       !base::write_file(*options->write_expectations, conf::expectations_text(runs), &error))) {
+    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  if (missing_required) {
+    std::cerr << "stguard conform: a reader is not installed (--require-readers)\n";
+    return kExitUsage;
+  }
+  for (const conf::ReaderRun& run : runs) {
+    for (const conf::CaseResult& result : run.results) {
+      if (conf::result_fails_run(result)) return kExitFailed;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_conform_command(CLI::App& root, Commands& commands) {
+  Command& command =
+      commands.add(root, "conform", "grade readers against the corpus", kUsage, kHelp);
+  auto args = std::make_shared<ConformArgs>();
+  CLI::App& app = *command.app;
+  app.add_option("--adapter", args->adapters);
+  app.add_option("--name", args->names);
+  app.add_flag("--plain")->disable_flag_override()->multi_option_policy(
+      CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--reader", args->readers);
+  app.add_flag("--all-readers", args->all_readers)->disable_flag_override();
+  app.add_flag("--setup", args->setup)->disable_flag_override();
+  app.add_flag("--require-readers", args->require_readers)->disable_flag_override();
+  app.add_option("--data-dir", args->data_dir);
+  app.add_option("--corpus", args->corpus);
+  app.add_option("--case", args->case_globs);
+  app.add_option("--tag", args->tags);
+  app.add_option("-j,--jobs", args->jobs);
+  app.add_option("--timeout", args->timeout);
+  app.add_option("--memory-mb", args->memory_mb);
+  app.add_option("--expectations", args->expectations);
+  app.add_option("--write-expectations", args->write_expectations);
+  app.add_option("--out-dir", args->out_dir);
+  app.add_option("--jsonl", args->reports.jsonl);
+  app.add_option("--junit", args->reports.junit);
+  app.add_option("--html", args->reports.html);
+  app.add_option("--markdown", args->reports.markdown);
+  app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
+  command.run = [&command, args] { return run_conform(command, *args); };
+  add_conform_report_command(app, commands);
+}
+
+}  // namespace stguard::cli

@@ -1,0 +1,37 @@
+// cli/conform_report.h: the reports `stguard conform` and `stguard conform
+// report` write (conformance/report/), and the `conform report` subcommand.
+#ifndef STGUARD_CLI_CONFORM_REPORT_H_
+#define STGUARD_CLI_CONFORM_REPORT_H_
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "command.h"
+#include "conformance/report/tally.h"
+#include "conformance/runner/results.h"
+
+namespace stguard::cli {
+
+struct ReportTargets {
+  std::optional<std::filesystem::path> jsonl, junit, html, markdown, text;
+};
+
+// Writes each report that has a target; false with *error at the first
+// that cannot be written (its directory must exist).
+bool write_reports(std::span<const conformance::ReaderRun> runs,
+                   const conformance::MatrixInfo& info, const ReportTargets& targets,
+                   const std::string& summary, std::string* error);
+
+// What the matrices say about the corpus: its version and case count.
+conformance::MatrixInfo matrix_info(const std::filesystem::path& corpus_dir,
+                                    std::size_t case_count);
+
+// Registers `conform report` under `conform`.
+void add_conform_report_command(CLI::App& conform, Commands& commands);
+
+}  // namespace stguard::cli
+
+#endif  // STGUARD_CLI_CONFORM_REPORT_H_

@@ -1,0 +1,357 @@
+// cli/corpus.cc: `stguard corpus build|list|export`, the command-line face of
+// the conformance corpus (conformance/generator/, conformance/model/).
+//
+// `build` writes into the stguard checkout it is run in (or --recipes/--out);
+// `list` and `export` read the data directory (cli/data_dir.h). Exit status:
+// 0 on success, 1 when the work failed (a malformed recipe, a corpus that
+// differs from its recipes, a file that does not match the manifest), 2 for
+// usage errors and data that cannot be found.
+#include "conformance/generator/corpus.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/file_io.h"
+#include "base/json.h"
+#include "base/sha256.h"
+#include "base/text.h"
+#include "command.h"
+#include "conformance/generator/recipe.h"
+#include "conformance/model/manifest.h"
+#include "data_dir.h"
+
+namespace stguard::cli {
+namespace {
+
+namespace conf = stguard::conformance;
+namespace fs = std::filesystem;
+
+constexpr std::string_view kCorpusUsage = "stguard corpus build|list|export [options]";
+constexpr std::string_view kCorpusHelp =
+    R"(The conformance corpus: safetensors files, valid and deliberately broken, with
+expected verdicts in corpus/manifest.json, generated from the hand-written
+recipes in conformance/cases/.
+
+Commands:
+  build    regenerate corpus/ from the recipes (or check it, or make the
+           on-demand cases)
+  list     print the cases
+  export   copy the case files under y_/n_/i_ names into one directory
+
+`stguard corpus <command> --help` describes each.
+)";
+
+constexpr std::string_view kBuildUsage =
+    "stguard corpus build [--recipes DIR] [--out DIR] [--check] [--huge DIR]";
+constexpr std::string_view kBuildHelp =
+    R"(Generates every committed case file, manifest.json, on-demand.json and
+README.md from the recipes, byte for byte reproducibly. Files already
+identical are not rewritten; stale case files in an existing corpus are
+removed. Without --recipes and --out it works on the stguard checkout that
+holds the current directory, never on an installed copy.
+
+  --recipes DIR  the conformance directory (vocabulary.txt, cases/)
+                 [default: the checkout's conformance/; for --huge, also the
+                 data directory's]
+  --out DIR      where to write [default: the checkout's corpus/]
+  --check        write nothing; exit 1 if DIR differs from the recipes
+  --huge DIR     instead, write only the on-demand cases (too large to
+                 commit, e.g. a 100,000,000-byte header) and their
+                 manifest.json into DIR
+  --data-dir DIR where stguard's data is (see `stguard conform --help`)
+)";
+
+constexpr std::string_view kListUsage = "stguard corpus list [--recipes DIR] [--json]";
+constexpr std::string_view kListHelp =
+    R"(Prints every case: id, verdict (accept, reject, or either when the strict
+and reference profiles differ), the expected reason and the description.
+Cases generated only on demand are marked.
+
+  --recipes DIR   the conformance directory [default: the data directory's]
+  --json          one JSON object per line: id, file, verdict, strict,
+                  reference, reason, on_demand, tags, description
+  --data-dir DIR  where stguard's data is (see `stguard conform --help`)
+)";
+
+constexpr std::string_view kExportUsage = "stguard corpus export --flat DIR [--corpus DIR]";
+constexpr std::string_view kExportHelp =
+    R"(Copies every case of the corpus into DIR as y_<group>_<name>.safetensors
+(must be accepted), n_... (must be rejected) or i_... (implementation
+defined: the strict and reference profiles differ), for test suites that
+expect that naming. Each file is checked against the manifest's sha256
+first.
+
+  --flat DIR      the output directory (created if needed)
+  --corpus DIR    the corpus to export [default: the data directory's]
+  --data-dir DIR  where stguard's data is (see `stguard conform --help`)
+)";
+
+struct CorpusArgs {
+  std::optional<std::string> data_dir;
+  std::optional<std::string> recipes;
+  std::optional<std::string> out;
+  std::optional<std::string> huge;
+  std::optional<std::string> corpus;
+  std::optional<std::string> flat;
+  bool check = false;
+  bool json = false;
+};
+
+// The recipes directory: --recipes, else the data directory's.
+std::optional<fs::path> recipes_dir(const CorpusArgs& args, std::string* error) {
+  if (args.recipes) return fs::path(*args.recipes);
+  const std::optional<DataDir> data = find_data_dir(args.data_dir, error);
+  if (!data) return std::nullopt;
+  return data->recipes();
+}
+
+std::string summary(const conf::Corpus& corpus) {
+  int accept = 0, reject = 0, either = 0;
+  for (const conf::BuiltCase& c : corpus.cases) {
+    const conf::Verdict v = c.entry.verdict;
+    (v == conf::Verdict::kAccept ? accept : v == conf::Verdict::kReject ? reject : either)++;
+  }
+  return std::to_string(corpus.cases.size()) + " cases (" + std::to_string(accept) + " accept, " +
+         std::to_string(reject) + " reject, " + std::to_string(either) + " either), " +
+         std::to_string(corpus.on_demand.size()) + " on demand";
+}
+
+// Compares what the recipes produce with a corpus directory; prints every
+// difference. True when identical.
+bool check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus, const fs::path& dir) {
+  // Build into a scratch directory with the same writer, then compare trees,
+  // so --check and build can never disagree about what "identical" means.
+  std::error_code ec;
+  const fs::path scratch =
+      fs::temp_directory_path(ec) / ("stguard-corpus-check-" + std::to_string(::getpid()));
+  fs::remove_all(scratch, ec);
+  conf::write_corpus(set, corpus, scratch);
+  bool same = true;
+  std::set<std::string> expected_files;
+  for (const auto& entry : fs::recursive_directory_iterator(scratch)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = fs::relative(entry.path(), scratch).generic_string();
+    expected_files.insert(rel);
+    const fs::path committed = dir / rel;
+    if (!fs::is_regular_file(committed, ec)) {
+      std::cout << "missing: " << rel << "\n";
+      same = false;
+    } else if (base::read_file(committed, nullptr) != base::read_file(entry.path(), nullptr)) {
+      std::cout << "differs: " << rel << "\n";
+      same = false;
+    }
+  }
+  if (fs::is_directory(dir, ec)) {
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".safetensors") continue;
+      const std::string rel = fs::relative(entry.path(), dir).generic_string();
+      if (!expected_files.count(rel)) {
+        std::cout << "stale: " << rel << "\n";
+        same = false;
+      }
+    }
+  }
+  fs::remove_all(scratch, ec);
+  return same;
+}
+
+int run_build(const Command& command, const CorpusArgs& args) {
+  if (args.huge && (args.check || args.out)) {
+    return usage_error(command,
+                       "--huge DIR writes only the on-demand cases; it does not combine with "
+                       "--out or --check");
+  }
+  // The checkout the command runs in, for the defaults of --recipes and --out.
+  std::error_code ec;
+  const std::optional<fs::path> checkout = find_checkout(fs::current_path(ec));
+  std::string error;
+  std::optional<fs::path> recipes;
+  if (args.recipes) {
+    recipes = *args.recipes;
+  } else if (checkout) {
+    recipes = *checkout / "conformance";
+  } else if (args.huge) {
+    recipes = recipes_dir(args, &error);
+  }
+  if (!recipes) {
+    return usage_error(command, error.empty() ? "not inside a stguard checkout (no "
+                                                "conformance/vocabulary.txt above the current "
+                                                "directory): give --recipes DIR and --out DIR"
+                                              : error);
+  }
+  const conf::RecipeSet set = conf::load_recipes(*recipes);
+  const conf::Corpus corpus = conf::build_corpus(set, args.huge.has_value());
+  if (args.huge) {
+    const fs::path dir = *args.huge;
+    const conf::WriteReport report = conf::write_on_demand(corpus, dir);
+    std::cout << "on-demand corpus: " << corpus.on_demand.size() << " cases, "
+              << report.written.size() << " files written, " << report.unchanged.size()
+              << " unchanged -> " << dir.string() << "\n";
+    return kExitOk;
+  }
+  if (!args.out && !checkout) {
+    return usage_error(command, "not inside a stguard checkout: give --out DIR");
+  }
+  const fs::path out = args.out ? fs::path(*args.out) : *checkout / "corpus";
+  if (args.check) {
+    if (check_corpus(set, corpus, out)) {
+      std::cout << "corpus up to date: " << summary(corpus) << " (" << out.string() << ")\n";
+      return kExitOk;
+    }
+    std::cout << "corpus differs from the recipes; run `stguard corpus build`\n";
+    return kExitFailed;
+  }
+  const conf::WriteReport report = conf::write_corpus(set, corpus, out);
+  for (const std::string& f : report.written) std::cout << "wrote " << f << "\n";
+  for (const std::string& f : report.removed) std::cout << "removed stale " << f << "\n";
+  std::cout << "corpus: " << summary(corpus) << "; " << report.written.size() << " written, "
+            << report.unchanged.size() << " unchanged, " << report.removed.size() << " removed -> "
+            << out.string() << "\n";
+  return kExitOk;
+}
+
+int run_list(const Command& command, const CorpusArgs& args) {
+  std::string error;
+  const std::optional<fs::path> recipes = recipes_dir(args, &error);
+  if (!recipes) return usage_error(command, error);
+  const conf::RecipeSet set = conf::load_recipes(*recipes);
+  std::size_t width = 0;
+  for (const conf::Recipe* r : set.all()) width = std::max(width, r->id.size());
+  for (const conf::Recipe* r : set.all()) {
+    const std::string reason = r->manifest_reason();
+    if (args.json) {
+      nlohmann::ordered_json j;
+      j["id"] = r->id;
+      j["file"] = r->group + "/" + r->name + ".safetensors";
+      j["verdict"] = conf::verdict_name(r->verdict());
+      j["strict"] = conf::verdict_name(r->strict.verdict());
+      j["reference"] = conf::verdict_name(r->reference.verdict());
+      j["reason"] =
+          reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(reason);
+      j["on_demand"] = r->on_demand();
+      j["tags"] = r->tags;
+      j["description"] = r->description;
+      std::cout << base::json_line(j) << "\n";
+    } else {
+      std::string line = r->id;
+      line.append(width + 2 - r->id.size(), ' ');
+      std::string verdict(conf::verdict_name(r->verdict()));
+      verdict.append(8 - verdict.size(), ' ');
+      std::string why = reason.empty() ? "-" : reason;
+      if (why.size() < 27) why.append(27 - why.size(), ' ');
+      std::cout << line << verdict << why << " " << r->description
+                << (r->on_demand() ? " [on demand: corpus build --huge DIR]" : "") << "\n";
+    }
+  }
+  return kExitOk;
+}
+
+int run_export(const Command& command, const CorpusArgs& args) {
+  if (!args.flat) return usage_error(command, "--flat DIR is required");
+  std::string error;
+  fs::path corpus;
+  if (args.corpus) {
+    corpus = *args.corpus;
+  } else if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &error)) {
+    corpus = data->corpus();
+  } else {
+    return usage_error(command, error);
+  }
+  const fs::path out = *args.flat;
+  conf::ManifestError manifest_error;
+  const std::optional<conf::Manifest> manifest =
+      conf::read_manifest(corpus / "manifest.json", &manifest_error);
+  if (!manifest) {
+    std::cerr << "stguard corpus export: " << base::terminal_safe(manifest_error.message()) << "\n";
+    return kExitFailed;
+  }
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) {
+    std::cerr << "stguard corpus export: " << base::terminal_safe(out.string()) << ": "
+              << ec.message() << "\n";
+    return kExitFailed;
+  }
+  int written = 0;
+  for (const conf::Case& c : manifest->cases) {
+    const std::optional<std::string> bytes = base::read_file(corpus / c.file, &error);
+    if (!bytes) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(error) << "\n";
+      return kExitFailed;
+    }
+    if (base::sha256_hex(*bytes) != c.sha256) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(c.id)
+                << ": file does not match the manifest's sha256 (run `stguard corpus build`)\n";
+      return kExitFailed;
+    }
+    const char prefix = c.verdict == conf::Verdict::kAccept   ? 'y'
+                        : c.verdict == conf::Verdict::kReject ? 'n'
+                                                              : 'i';
+    std::string flat = c.id;
+    std::replace(flat.begin(), flat.end(), '/', '_');
+    const fs::path target = out / (std::string(1, prefix) + "_" + flat + ".safetensors");
+    if (!base::write_file(target, *bytes, &error)) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(error) << "\n";
+      return kExitFailed;
+    }
+    ++written;
+  }
+  std::cout << "exported " << written << " cases -> " << out.string() << "\n";
+  return kExitOk;
+}
+
+// Runs a corpus command; a malformed recipe or a file system failure is the
+// work failing (exit 1), said on one line.
+int guarded(const Command& command, int (*run)(const Command&, const CorpusArgs&),
+            const CorpusArgs& args) {
+  try {
+    return run(command, args);
+  } catch (const conf::RecipeError& e) {
+    std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
+  } catch (const fs::filesystem_error& e) {
+    std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
+  }
+  return kExitFailed;
+}
+
+}  // namespace
+
+void add_corpus_command(CLI::App& root, Commands& commands) {
+  Command& corpus =
+      commands.add(root, "corpus", "the conformance corpus", kCorpusUsage, kCorpusHelp);
+  auto args = std::make_shared<CorpusArgs>();
+
+  Command& build =
+      commands.add(*corpus.app, "build", "regenerate the corpus", kBuildUsage, kBuildHelp);
+  build.app->add_option("--recipes", args->recipes);
+  build.app->add_option("--out", args->out);
+  build.app->add_flag("--check", args->check)->disable_flag_override();
+  build.app->add_option("--huge", args->huge);
+  build.app->add_option("--data-dir", args->data_dir);
+  build.run = [&build, args] { return guarded(build, run_build, *args); };
+
+  Command& list = commands.add(*corpus.app, "list", "print the cases", kListUsage, kListHelp);
+  list.app->add_option("--recipes", args->recipes);
+  list.app->add_flag("--json", args->json)->disable_flag_override();
+  list.app->add_option("--data-dir", args->data_dir);
+  list.run = [&list, args] { return guarded(list, run_list, *args); };
+
+  Command& exported =
+      commands.add(*corpus.app, "export", "copy the cases flat", kExportUsage, kExportHelp);
+  exported.app->add_option("--flat", args->flat);
+  exported.app->add_option("--corpus", args->corpus);
+  exported.app->add_option("--data-dir", args->data_dir);
+  exported.run = [&exported, args] { return guarded(exported, run_export, *args); };
+}
+
+}  // namespace stguard::cli
