@@ -7,9 +7,11 @@
 //   node adapter.mjs FILE       one JSON line: {"verdict", "error"|"tensors"}
 //   node adapter.mjs --version  "@huggingface/hub@<installed version>"
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { emit, errorMessage, integerList, render, runAdapter } from "../lib/protocol.mjs";
 
 const kPackage = "@huggingface/hub";
 const kHere = dirname(fileURLToPath(import.meta.url));
@@ -21,58 +23,6 @@ const kRepo = "stguard/local";
 const kPath = "model.safetensors";
 const kFileUrl = `${kHubUrl}/${kRepo}/resolve/main/${kPath}`;
 const kEtag = '"stguard-local-file"';
-
-function installedVersion() {
-  const manifest = join(kHere, "node_modules", ...kPackage.split("/"), "package.json");
-  try {
-    const version = JSON.parse(readFileSync(manifest, "utf8")).version;
-    return typeof version === "string" ? version : null;
-  } catch {
-    return null;
-  }
-}
-
-function notInstalled() {
-  process.stderr.write(
-    `huggingface-hub adapter: ${kPackage} is not installed in ${kHere}/node_modules ` +
-      `(run "npm ci --no-audit --no-fund --ignore-scripts" there)\n`,
-  );
-  process.exitCode = 1;
-}
-
-// Text of any value for a protocol field that must be a string. Never throws
-// (JSON.stringify can, on very deep nesting).
-function render(value) {
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value); // JSON.parse("1e999") is Infinity
-  try {
-    const text = JSON.stringify(value);
-    if (text !== undefined) return text;
-  } catch {
-    // fall through
-  }
-  return Object.prototype.toString.call(value);
-}
-
-const kMinJsonInteger = -(2n ** 63n);
-const kMaxJsonInteger = 2n ** 64n - 1n;
-
-// The library's number as an exact JSON integer when it is an integer a
-// 64-bit reader can hold (a BigInt when past 2^53, so that no digits are
-// rounded away in printing); anything else as text, which the runner grades
-// as wrong content instead of misreading it.
-function integerOrText(value) {
-  if (typeof value === "number" && Number.isSafeInteger(value)) return value === 0 ? 0 : value;
-  if (typeof value === "number" && Number.isInteger(value)) value = BigInt(value);
-  if (typeof value === "bigint") {
-    return value >= kMinJsonInteger && value <= kMaxJsonInteger ? value : value.toString();
-  }
-  return render(value);
-}
-
-function integerList(value) {
-  return Array.isArray(value) ? value.map(integerOrText) : [`not an array: ${render(value)}`];
-}
 
 function readRange(fd, begin, end) {
   const bytes = Buffer.alloc(Math.max(0, end - begin));
@@ -129,11 +79,6 @@ function makeLocalFetch(fd, size) {
   };
 }
 
-function errorMessage(err) {
-  if (err instanceof Error) return err.message || err.name;
-  return render(err);
-}
-
 // The library returns the header but not where the data buffer starts; it
 // starts after the 8-byte prefix and the N header bytes the library read
 // (an accepted header has 0 < N <= 25,000,000, so N is exact as a Number).
@@ -164,55 +109,19 @@ function tensorSha256(fd, size, start, offsets) {
   return hash.digest("hex");
 }
 
-// Lone UTF-16 surrogates (a header may escape one, "\ud800") become U+FFFD:
-// JSON parsers such as the runner's reject them even when escaped, and the
-// line would then count as the adapter's protocol error, not the reader's.
-function wellFormed(text) {
-  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
-}
-
-// Written by hand rather than with JSON.stringify, which cannot print a
-// BigInt. U+2028/U+2029 are legal raw in JSON strings but end lines for some
-// line readers; escaped, the output is one line for every consumer.
-function emit(object) {
-  const text = (value) => JSON.stringify(wellFormed(value));
-  const item = (x) => (typeof x === "bigint" ? x.toString() : typeof x === "string" ? text(x) : JSON.stringify(x));
-  const tensor = (t) =>
-    `{"name":${text(t.name)},"dtype":${text(t.dtype)},"shape":[${t.shape.map(item).join(",")}],` +
-    `"data_offsets":[${t.data_offsets.map(item).join(",")}],"sha256":"${t.sha256}"}`;
-  const line = (
-    object.verdict === "accept"
-      ? `{"verdict":"accept","tensors":[${object.tensors.map(tensor).join(",")}]}`
-      : `{"verdict":"reject","error":${text(object.error)}}`
-  ).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-  process.stdout.write(`${line}\n`, () => process.exit(0));
-}
-
-async function main(argv) {
-  if (argv.length === 1 && argv[0] === "--version") {
-    const version = installedVersion();
-    if (version === null) return notInstalled();
-    process.stdout.write(`${kPackage}@${version}\n`);
-    return;
-  }
-  if (argv.length !== 1 || argv[0].startsWith("--")) {
-    process.stderr.write("usage: node adapter.mjs FILE | --version\n");
-    process.exitCode = 2;
-    return;
-  }
-  if (installedVersion() === null) return notInstalled();
+async function check(path) {
   const { parseSafetensorsMetadata } = await import(kPackage);
 
   let fd;
   let size;
   try {
-    fd = openSync(argv[0], "r");
+    fd = openSync(path, "r");
     const stat = fstatSync(fd);
     // Reads must not fail under the library: that would pass for its verdict.
     if (!stat.isFile()) throw new Error("not a regular file");
     size = stat.size;
   } catch (err) {
-    process.stderr.write(`huggingface-hub adapter: cannot open ${argv[0]}: ${errorMessage(err)}\n`);
+    process.stderr.write(`huggingface-hub adapter: cannot open ${path}: ${errorMessage(err)}\n`);
     process.exitCode = 2;
     return;
   }
@@ -251,4 +160,4 @@ async function main(argv) {
   emit({ verdict: "accept", tensors });
 }
 
-await main(process.argv.slice(2));
+await runAdapter({ adapter: "huggingface-hub", pkg: kPackage, here: kHere, check });

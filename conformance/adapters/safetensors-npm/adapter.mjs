@@ -8,63 +8,13 @@
 //   node adapter.mjs --version  "safetensors@<installed version>"
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+
+import { emit, errorMessage, integerList, integerOrText, render, runAdapter } from "../lib/protocol.mjs";
 
 const kPackage = "safetensors";
 const kHere = dirname(fileURLToPath(import.meta.url));
-
-function installedVersion() {
-  const manifest = join(kHere, "node_modules", kPackage, "package.json");
-  try {
-    const version = JSON.parse(readFileSync(manifest, "utf8")).version;
-    return typeof version === "string" ? version : null;
-  } catch {
-    return null;
-  }
-}
-
-function notInstalled() {
-  process.stderr.write(
-    `safetensors-npm adapter: ${kPackage} is not installed in ${kHere}/node_modules ` +
-      `(run "npm ci --no-audit --no-fund --ignore-scripts" there)\n`,
-  );
-  process.exitCode = 1;
-}
-
-// Text of any value for a protocol field that must be a string. Never throws
-// (JSON.stringify can, on very deep nesting).
-function render(value) {
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value); // JSON.parse("1e999") is Infinity
-  try {
-    const text = JSON.stringify(value);
-    if (text !== undefined) return text;
-  } catch {
-    // fall through
-  }
-  return Object.prototype.toString.call(value);
-}
-
-const kMinJsonInteger = -(2n ** 63n);
-const kMaxJsonInteger = 2n ** 64n - 1n;
-
-// The library's number as an exact JSON integer when it is an integer a
-// 64-bit reader can hold (a BigInt when past 2^53, so that no digits are
-// rounded away in printing); anything else as text, which the runner grades
-// as wrong content instead of misreading it.
-function integerOrText(value) {
-  if (typeof value === "number" && Number.isSafeInteger(value)) return value === 0 ? 0 : value;
-  if (typeof value === "number" && Number.isInteger(value)) value = BigInt(value);
-  if (typeof value === "bigint") {
-    return value >= kMinJsonInteger && value <= kMaxJsonInteger ? value : value.toString();
-  }
-  return render(value);
-}
-
-function integerList(value) {
-  return Array.isArray(value) ? value.map(integerOrText) : [`not an array: ${render(value)}`];
-}
 
 // The library keeps data_offsets as file positions, begin + 8 + N (N: the
 // header length it read). Report them relative to the data buffer again
@@ -79,48 +29,7 @@ function relativeOffset(value, start) {
   return integerOrText(value);
 }
 
-function errorMessage(err) {
-  if (err instanceof Error) return err.message || err.name;
-  return render(err);
-}
-
-// Lone UTF-16 surrogates (a header may escape one, "\ud800") become U+FFFD:
-// JSON parsers such as the runner's reject them even when escaped, and the
-// line would then count as the adapter's protocol error, not the reader's.
-function wellFormed(text) {
-  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
-}
-
-// Written by hand rather than with JSON.stringify, which cannot print a
-// BigInt. U+2028/U+2029 are legal raw in JSON strings but end lines for some
-// line readers; escaped, the output is one line for every consumer.
-function emit(object) {
-  const text = (value) => JSON.stringify(wellFormed(value));
-  const item = (x) => (typeof x === "bigint" ? x.toString() : typeof x === "string" ? text(x) : JSON.stringify(x));
-  const tensor = (t) =>
-    `{"name":${text(t.name)},"dtype":${text(t.dtype)},"shape":[${t.shape.map(item).join(",")}],` +
-    `"data_offsets":[${t.data_offsets.map(item).join(",")}],"sha256":"${t.sha256}"}`;
-  const line = (
-    object.verdict === "accept"
-      ? `{"verdict":"accept","tensors":[${object.tensors.map(tensor).join(",")}]}`
-      : `{"verdict":"reject","error":${text(object.error)}}`
-  ).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
-  process.stdout.write(`${line}\n`, () => process.exit(0));
-}
-
-async function main(argv) {
-  if (argv.length === 1 && argv[0] === "--version") {
-    const version = installedVersion();
-    if (version === null) return notInstalled();
-    process.stdout.write(`${kPackage}@${version}\n`);
-    return;
-  }
-  if (argv.length !== 1 || argv[0].startsWith("--")) {
-    process.stderr.write("usage: node adapter.mjs FILE | --version\n");
-    process.exitCode = 2;
-    return;
-  }
-  if (installedVersion() === null) return notInstalled();
+async function check(path) {
   // The package is CommonJS (UMD) without named ESM exports.
   const { default: library } = await import(kPackage);
 
@@ -129,11 +38,11 @@ async function main(argv) {
   // hand out a slice of a shared pool), as its loader would.
   let file;
   try {
-    const bytes = readFileSync(argv[0]);
+    const bytes = readFileSync(path);
     file = new Uint8Array(new ArrayBuffer(bytes.length));
     file.set(bytes);
   } catch (err) {
-    process.stderr.write(`safetensors-npm adapter: cannot load ${argv[0]}: ${errorMessage(err)}\n`);
+    process.stderr.write(`safetensors-npm adapter: cannot load ${path}: ${errorMessage(err)}\n`);
     process.exitCode = 2;
     return;
   }
@@ -164,4 +73,4 @@ async function main(argv) {
   emit({ verdict: "accept", tensors });
 }
 
-await main(process.argv.slice(2));
+await runAdapter({ adapter: "safetensors-npm", pkg: kPackage, here: kHere, check });
