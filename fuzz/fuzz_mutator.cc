@@ -9,7 +9,7 @@
 // repeated and deleted keys, dtype swaps, shifted data offsets, inserted
 // whitespace, escapes and BOMs, and a data buffer one byte longer or shorter.
 // It works in place in the buffer libFuzzer hands over (no allocation, per
-// FUZZING.md #12) and falls back to libFuzzer's own mutation now and then.
+// docs/fuzzing.md, pitfall 12) and falls back to libFuzzer's own mutation now and then.
 //
 // In replay builds the replay main also runs this mutator a few times over
 // every input and replays the results, so the mutator itself is checked

@@ -392,7 +392,7 @@ RecipeSet load_recipes(const std::filesystem::path& dir) {
     set.groups.push_back(std::move(g));
   }
 
-  // Every REFERENCE.md row and reader-bug class declared must have a case.
+  // Every docs/reference-profile.md row and reader-bug class declared must have a case.
   std::set<std::string> used;
   for (const Group& g : set.groups) {
     for (const Recipe& r : g.cases) used.insert(r.tags.begin(), r.tags.end());

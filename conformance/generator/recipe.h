@@ -125,7 +125,7 @@ struct Group {
 };
 
 // Declared vocabulary (conformance/vocabulary.txt): rule ids, and the tags
-// that stand for a REFERENCE.md table row (ref:...) or a known reader bug
+// that stand for a row of docs/reference-profile.md (ref:...) or a known reader bug
 // class (bug:...). Every ref:/bug: entry must be used by at least one case.
 struct Vocabulary {
   std::map<std::string, std::string> rules;     // id -> description

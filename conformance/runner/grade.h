@@ -1,5 +1,5 @@
 // conformance/runner/grade.h: turns one adapter run into a grade
-// (DESIGN.md, "Adapter protocol"). Pure: no processes, no files, so every
+// (docs/adapter-protocol.md, "Grades"). Pure: no processes, no files, so every
 // rule is unit-tested with hand-made ProcessResults.
 #ifndef STGUARD_CONFORMANCE_RUNNER_GRADE_H_
 #define STGUARD_CONFORMANCE_RUNNER_GRADE_H_

@@ -16,7 +16,7 @@
 
 namespace stguard::conformance {
 
-// The grades of DESIGN.md ("Adapter protocol"). Order is severity for
+// The grades of docs/adapter-protocol.md ("Grades"). Order is severity for
 // display: the worst grades first.
 enum class Grade {
   kCrash,             // exit status other than 0 (1 too, in JSON mode), or a signal

@@ -129,6 +129,8 @@ TEST_F(CliTest, UsageErrorsExitTwoWithoutOutputOnStdout) {
       {"inspect", valid, valid},
       {"inspect", "--bogus", valid},
       {"inspect", "--profile", "STRICT", valid},
+      // A command that only groups others, named alone (issue 14, item 10).
+      {"corpus"},
   };
   for (const std::vector<std::string>& args : cases) {
     std::string joined;
