@@ -1,6 +1,7 @@
 // cli/conform.cc: `stguard conform`, grading safetensors readers against the
 // conformance corpus (conformance/runner/), with the reports of
 // conformance/report/ (written as `stguard conform report` writes them).
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "conformance/model/manifest.h"
 #include "conformance/report/jsonl.h"
 #include "conformance/report/text.h"
+#include "conformance/runner/cleanup.h"
 #include "conformance/runner/expectations.h"
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
@@ -100,6 +102,8 @@ FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR.
 Exit status: 0 every case passed (or failed as expected), 1 some case failed,
 2 the run could not happen (usage error, unreadable corpus, an --adapter that
 cannot be started, a report that cannot be written).
+SIGINT, SIGTERM and SIGHUP stop the run: every adapter process and all it
+started is killed, no report is written, and stguard ends by that signal.
 
 `stguard conform report --help` combines saved results into one matrix.
 )";
@@ -322,6 +326,32 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
   return specs;
 }
 
+// Kills whatever adapters left when run_conform returns, however it returns.
+struct ChildSweep {
+  ChildSweep() = default;
+  ChildSweep(const ChildSweep&) = delete;
+  ChildSweep& operator=(const ChildSweep&) = delete;
+  ~ChildSweep() { conf::kill_all_children(); }
+};
+
+// After SIGINT, SIGTERM or SIGHUP: every adapter and leftover is killed, the
+// reports are not written (the run is incomplete), and the signal is raised
+// again with its default action, so the exit status says what stopped us.
+int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total) {
+  conf::kill_all_children();
+  std::cerr << "\nstguard conform: stopped by " << conf::signal_name(signal_number) << " after "
+            << cases_done << " of " << cases_total
+            << " case runs; the run is incomplete, no reports were written\n";
+  std::cerr.flush();
+  ::signal(signal_number, SIG_DFL);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, signal_number);
+  ::pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+  ::raise(signal_number);
+  return 128 + signal_number;  // only if the signal did not end the process
+}
+
 int run_conform(const Command& command, ConformArgs& args) {
   std::string error;
   std::optional<ConformOptions> options = conform_options(*command.app, args, &error);
@@ -365,6 +395,14 @@ int run_conform(const Command& command, ConformArgs& args) {
     }
   }
 
+  // From here on adapters run: a signal stops them all (see stop_now), and
+  // every way out of this function kills what they left.
+  conf::install_stop_handlers();
+  conf::become_subreaper();
+  const ChildSweep sweep;
+  const std::size_t cases_total = cases.size() * specs->size();
+  std::size_t cases_done = 0;
+
   conf::RunOptions run_options;
   run_options.jobs = base::effective_jobs(options->jobs, cases.size());
   run_options.limits.timeout = options->timeout;
@@ -380,13 +418,20 @@ int run_conform(const Command& command, ConformArgs& args) {
         std::cerr << "== " << spec.name << ": setup: " << conf::command_text(spec.setup) << "\n";
       }
       std::string log;
-      if (!conf::setup_reader(spec, std::chrono::seconds(900), &log)) {
+      const bool set_up = conf::setup_reader(spec, std::chrono::seconds(900), &log);
+      if (const int signal_number = conf::stop_signal()) {
+        return stop_now(signal_number, cases_done, cases_total);
+      }
+      if (!set_up) {
         std::cerr << "stguard conform: setup of " << spec.name << " failed:\n"
                   << base::terminal_safe(log, {.keep_backslash = true, .keep_newlines = true})
                   << "\n";
       }
     }
     conf::ReaderProbe probe = conf::probe_reader(spec);
+    if (const int signal_number = conf::stop_signal()) {
+      return stop_now(signal_number, cases_done, cases_total);
+    }
     if (!probe.available) {
       conf::ReaderRun skipped;
       skipped.name = spec.name;
@@ -422,6 +467,10 @@ int run_conform(const Command& command, ConformArgs& args) {
 #endif
     const auto start = std::chrono::steady_clock::now();
     conf::ReaderRun run = conf::run_reader(spec, options->corpus, cases, reader_options);
+    cases_done += run.results.size();
+    if (const int signal_number = conf::stop_signal()) {
+      return stop_now(signal_number, cases_done, cases_total);
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress) std::cerr << "\r";
@@ -443,6 +492,11 @@ int run_conform(const Command& command, ConformArgs& args) {
        !base::write_file(*options->write_expectations, conf::expectations_text(runs), &error))) {
     std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
     return kExitUsage;
+  }
+  // A signal that came after the last adapter: the reports are whole, but
+  // the exit status still says what stopped us.
+  if (const int signal_number = conf::stop_signal()) {
+    return stop_now(signal_number, cases_done, cases_total);
   }
   if (missing_required) {
     std::cerr << "stguard conform: a reader is not installed (--require-readers)\n";

@@ -146,8 +146,11 @@ std::string reader_rows(std::span<const ReaderRun> runs) {
   std::string out;
   for (const ReaderRun& run : runs) {
     out += std::string(run.skipped ? "<tr class=\"skipped\">" : "<tr>") + "<td><b>" +
-           html_text(run.name, 120) + "</b></td><td>" + html_text(run.version, 120) + "</td><td>" +
-           html_text(run.mode, 40) + "</td>";
+           html_text(run.name, 120) + "</b></td>" +
+           // The matrix header says "version unknown" for the same readers.
+           (run.version.empty() ? std::string("<td class=\"unknown\">unknown</td>")
+                                : "<td>" + html_text(run.version, 120) + "</td>") +
+           "<td>" + html_text(run.mode, 40) + "</td>";
     if (run.skipped) {
       out += "<td colspan=\"" + std::to_string(kGradeCount + 4) +
              "\">skipped: " + html_text(run.skip_reason, kHtmlMessageChars) + "</td></tr>\n";

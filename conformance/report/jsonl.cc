@@ -185,6 +185,13 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
       result.detail = fields.text_or_null("detail");
       const std::string expectation = fields.text_or_null("expectation");
       result.duration_ms = fields.number("duration_ms");
+      const double leftovers = fields.number("leftover_processes");
+      if (leftovers < 0 || leftovers > 1e9 ||
+          leftovers != static_cast<double>(static_cast<std::size_t>(leftovers))) {
+        fields.fail("leftover_processes", "must be a count");
+      } else {
+        result.leftover_processes = static_cast<std::size_t>(leftovers);
+      }
       result.tags = fields.texts("tags");
       result.description = fields.text("description");
       if (fields.problem().empty()) {
@@ -333,6 +340,8 @@ std::string json_lines(std::span<const ReaderRun> runs) {
       const auto expectation = expectation_name(result.expectation);
       line["expectation"] = expectation ? Json(*expectation) : Json(nullptr);
       line["duration_ms"] = result.duration_ms;
+      // Only when there were any: older readers of these lines never see it.
+      if (result.leftover_processes != 0) line["leftover_processes"] = result.leftover_processes;
       line["tags"] = result.tags;
       line["description"] = result.description;
       emit(line);

@@ -49,6 +49,21 @@ std::string text_summary(std::span<const ReaderRun> runs) {
       grades += std::string(grade_name(grade)) + " " + std::to_string(n);
     }
     if (!grades.empty()) out += grades + "\n";
+    // Passing or not, an adapter that left processes running is worth a line.
+    std::size_t leaving = 0;
+    std::string left;
+    for (const CaseResult& result : run.results) {
+      if (result.leftover_processes == 0) continue;
+      if (++leaving <= 5) {
+        left += (left.empty() ? "" : ", ") + shown(result.case_id, 100) + " (" +
+                std::to_string(result.leftover_processes) + ")";
+      }
+    }
+    if (leaving != 0) {
+      out += "  " + std::to_string(leaving) + (leaving == 1 ? " case" : " cases") +
+             " left processes running after the adapter exited (killed): " + left +
+             (leaving > 5 ? ", ..." : "") + "\n";
+    }
     for (const CaseResult* result : worst_first(run, result_fails_run)) {
       out += "  " + pad_right(std::string(grade_name(result->grade)), grade_width) + "  " +
              shown(result->case_id, 100) + "  \xE2\x80\x94 " + shown(failure_message(*result), 160);

@@ -7,6 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "conformance/runner/answer.h"
+
 namespace stguard::conformance {
 namespace {
 
@@ -43,27 +45,6 @@ std::string stderr_excerpt(const std::string& tail) {
   return text;
 }
 
-std::optional<std::uint64_t> exact_u64(const json& value) {
-  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-  if (value.is_number_integer()) {
-    std::int64_t v = value.get<std::int64_t>();
-    if (v >= 0) return static_cast<std::uint64_t>(v);
-    return std::nullopt;
-  }
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    std::uint64_t v = 0;
-    if (text.empty() || text.size() > 20 ||
-        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return std::nullopt;
-    }
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return v;
-  }
-  return std::nullopt;
-}
-
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -77,30 +58,34 @@ std::string quoted(const std::string& name) {
   return json(name).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// Checks the fields of one reported tensor; "" when each has the protocol's
+// type (the values are compared later).
+std::string tensor_field_problem(const ReportedTensor& t) {
+  if (!t.name) return "a tensor has no string \"name\"";
+  const std::string who = "tensor " + quoted(clip(*t.name, 200));
+  if (!t.dtype) return who + ": dtype " + t.dtype_shown + ", not a string";
+  if (!t.shape_is_array) return who + ": shape is not an array";
+  if (!t.offsets_is_array || t.offsets_count != 2) {
+    return who + ": data_offsets is not a two-element array";
+  }
+  if (!t.sha256) return who + ": no string sha256";
+  return {};
+}
+
 // Compares one reported tensor against its expectation; "" when equal.
-std::string compare_tensor(const json& got, const ExpectedTensor& want) {
+std::string compare_tensor(const ReportedTensor& got, const ExpectedTensor& want) {
   const std::string who = "tensor " + quoted(want.name) + ": ";
-  if (got["dtype"].get<std::string>() != want.dtype) {
-    return who + "dtype " + quoted(got["dtype"].get<std::string>()) + ", expected " + want.dtype;
+  if (*got.dtype != want.dtype) {
+    return who + "dtype " + quoted(*got.dtype) + ", expected " + want.dtype;
   }
-  const json& shape = got["shape"];
-  bool shape_ok = shape.size() == want.shape.size();
-  for (std::size_t i = 0; shape_ok && i < shape.size(); ++i) {
-    std::optional<std::uint64_t> dim = exact_u64(shape[i]);
-    shape_ok = dim && *dim == want.shape[i];
+  if (!got.shape_exact || got.shape != want.shape) {
+    return who + "shape [" + got.shape_shown + "], expected " + shape_text(want.shape);
   }
-  if (!shape_ok) {
-    return who + "shape " + shape.dump(-1, ' ', false, json::error_handler_t::replace) +
-           ", expected " + shape_text(want.shape);
+  if (!got.begin || !got.end || *got.begin != want.begin || *got.end != want.end) {
+    return who + "data_offsets [" + got.offsets_shown + "], expected [" +
+           std::to_string(want.begin) + "," + std::to_string(want.end) + "]";
   }
-  const json& offsets = got["data_offsets"];
-  std::optional<std::uint64_t> begin = exact_u64(offsets[0]);
-  std::optional<std::uint64_t> end = exact_u64(offsets[1]);
-  if (!begin || !end || *begin != want.begin || *end != want.end) {
-    return who + "data_offsets " + offsets.dump(-1, ' ', false, json::error_handler_t::replace) +
-           ", expected [" + std::to_string(want.begin) + "," + std::to_string(want.end) + "]";
-  }
-  std::string hash = got["sha256"].get<std::string>();
+  std::string hash = *got.sha256;
   std::transform(hash.begin(), hash.end(), hash.begin(), [](char c) {
     return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   });
@@ -108,32 +93,62 @@ std::string compare_tensor(const json& got, const ExpectedTensor& want) {
   return {};
 }
 
-// Checks the fields of one reported tensor object; "" when each has the
-// protocol's type (the values are compared later).
-std::string tensor_field_problem(const json& t) {
-  auto name = t.find("name");
-  auto dtype = t.find("dtype");
-  auto shape = t.find("shape");
-  auto offsets = t.find("data_offsets");
-  auto sha = t.find("sha256");
-  const std::string who = name != t.end() && name->is_string()
-                              ? "tensor " + quoted(name->get<std::string>())
-                              : "a tensor";
-  if (name == t.end() || !name->is_string()) return "a tensor has no string \"name\"";
-  if (dtype == t.end() || !dtype->is_string()) {
-    return who + ": dtype " +
-           (dtype == t.end()
-                ? "missing"
-                : clip(dtype->dump(-1, ' ', false, json::error_handler_t::replace), 80)) +
-           ", not a string";
+// Matches reported tensors by name against the expected ones as they are
+// read, keeping only the first difference and a count.
+class TensorMatcher {
+ public:
+  explicit TensorMatcher(const Case& c) {
+    if (!c.expected) return;
+    for (const ExpectedTensor& t : c.expected->tensors) expected_.emplace(t.name, Seen{&t, 0});
   }
-  if (shape == t.end() || !shape->is_array()) return who + ": shape is not an array";
-  if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2) {
-    return who + ": data_offsets is not a two-element array";
+
+  void add(const ReportedTensor& t) {
+    std::string problem = tensor_field_problem(t);
+    if (!problem.empty()) return difference(std::move(problem));
+    const std::string& name = *t.name;
+    auto it = expected_.find(name);
+    if (it == expected_.end()) {
+      // Unexpected names are kept in bounded memory (StringSet).
+      if (unexpected_.insert(name)) return difference("unexpected tensor " + quoted(name));
+      if (unexpected_twice_.insert(name)) difference("tensor " + quoted(name) + " reported twice");
+      return;
+    }
+    if (++it->second.count == 2) difference("tensor " + quoted(name) + " reported twice");
+    std::string d = compare_tensor(t, *it->second.tensor);
+    if (!d.empty()) difference(std::move(d));
   }
-  if (sha == t.end() || !sha->is_string()) return who + ": no string sha256";
-  return {};
-}
+
+  // The first difference and how many more, "" when none.
+  std::string finish(const Case& c) {
+    if (c.expected) {
+      for (const ExpectedTensor& t : c.expected->tensors) {
+        if (expected_.at(t.name).count == 0) difference("missing tensor " + quoted(t.name));
+      }
+    }
+    if (count_ == 0) return {};
+    std::string out = first_;
+    if (count_ > 1) {
+      out += " (and " + std::to_string(count_ - 1) + " more difference" + (count_ > 2 ? "s" : "") +
+             ")";
+    }
+    return out;
+  }
+
+ private:
+  struct Seen {
+    const ExpectedTensor* tensor;
+    int count;
+  };
+  void difference(std::string text) {
+    if (count_++ == 0) first_ = std::move(text);
+  }
+
+  std::map<std::string, Seen> expected_;
+  StringSet unexpected_;
+  StringSet unexpected_twice_;
+  std::string first_;
+  std::size_t count_ = 0;
+};
 
 void grade_verdict(const Case& c, bool accepted, CaseResult& result) {
   result.verdict = accepted ? Verdict::kAccept : Verdict::kReject;
@@ -163,49 +178,43 @@ void protocol_error(CaseResult& result, std::string detail) {
 }
 
 void grade_json_output(const Case& c, const ProcessResult& run, CaseResult& result) {
-  json output = json::parse(run.stdout_text, nullptr, /*allow_exceptions=*/false);
-  if (output.is_discarded()) {
-    std::string shown = trim(run.stdout_text);
-    protocol_error(result, shown.empty() ? "no output on stdout"
-                                         : "stdout is not one JSON object: " + clip(shown, 200));
+  if (trim(run.stdout_text).empty()) {
+    protocol_error(result, "no output on stdout");
     return;
   }
-  if (!output.is_object()) {
-    protocol_error(result, "stdout is JSON but not an object");
+  TensorMatcher matcher(c);
+  const AnswerParse parsed =
+      parse_answer(run.stdout_text, [&](const ReportedTensor& t) { matcher.add(t); });
+  if (!parsed.ok) {
+    protocol_error(result, parsed.problem);
     return;
   }
-  const auto verdict_field = output.find("verdict");
+  const Answer& answer = parsed.answer;
   const std::optional<Verdict> verdict =
-      verdict_field != output.end() && verdict_field->is_string()
-          ? verdict_from_name(verdict_field->get_ref<const std::string&>())
-          : std::nullopt;
+      answer.verdict ? verdict_from_name(*answer.verdict) : std::nullopt;
   if (!verdict || *verdict == Verdict::kEither) {
     protocol_error(result, "\"verdict\" must be \"accept\" or \"reject\"");
     return;
   }
-  if (auto error = output.find("error"); error != output.end()) {
-    if (error->is_string()) {
-      result.reader_error = clip(error->get_ref<const std::string&>(), kMaxMessageBytes);
-    } else if (!error->is_null()) {
+  if (answer.error_present) {
+    if (!answer.error_valid) {
       protocol_error(result, "\"error\" must be a string or null");
       return;
     }
+    result.reader_error = clip(answer.error, kMaxMessageBytes);
   }
   const bool accepted = *verdict == Verdict::kAccept;
   if (!accepted) {
     grade_verdict(c, false, result);
     return;
   }
-  auto tensors = output.find("tensors");
-  if (tensors == output.end() || !tensors->is_array()) {
+  if (!answer.tensors_present || !answer.tensors_is_array) {
     protocol_error(result, "accepted without a \"tensors\" array");
     return;
   }
-  for (const json& t : *tensors) {
-    if (!t.is_object()) {
-      protocol_error(result, "a \"tensors\" element is not an object");
-      return;
-    }
+  if (answer.tensor_not_object) {
+    protocol_error(result, "a \"tensors\" element is not an object");
+    return;
   }
   // From here on the reader has accepted: what it reported is graded as
   // content (a reader that hands back an integer dtype accepted a file it
@@ -213,45 +222,39 @@ void grade_json_output(const Case& c, const ProcessResult& run, CaseResult& resu
   // protocol failing).
   grade_verdict(c, true, result);
   if (c.verdict == Verdict::kReject || !c.expected) return;
-
-  // Match by name; report the first difference and how many there are.
-  std::map<std::string, const ExpectedTensor*> expected;
-  for (const ExpectedTensor& t : c.expected->tensors) expected.emplace(t.name, &t);
-  std::map<std::string, int> seen;
-  std::vector<std::string> differences;
-  for (const json& t : *tensors) {
-    std::string problem = tensor_field_problem(t);
-    if (!problem.empty()) {
-      differences.push_back(std::move(problem));
-      continue;
-    }
-    const std::string& name = t["name"].get_ref<const std::string&>();
-    if (++seen[name] == 2) differences.push_back("tensor " + quoted(name) + " reported twice");
-    auto it = expected.find(name);
-    if (it == expected.end()) {
-      if (seen[name] == 1) differences.push_back("unexpected tensor " + quoted(name));
-      continue;
-    }
-    std::string difference = compare_tensor(t, *it->second);
-    if (!difference.empty()) differences.push_back(std::move(difference));
-  }
-  for (const ExpectedTensor& t : c.expected->tensors) {
-    if (seen.find(t.name) == seen.end()) differences.push_back("missing tensor " + quoted(t.name));
-  }
-  if (!differences.empty()) {
+  std::string difference = matcher.finish(c);
+  if (!difference.empty()) {
     result.grade = Grade::kFailWrongContent;
-    result.detail = differences.front();
-    if (differences.size() > 1) {
-      result.detail += " (and " + std::to_string(differences.size() - 1) + " more difference" +
-                       (differences.size() > 2 ? "s" : "") + ")";
-    }
+    result.detail = std::move(difference);
   }
 }
+
+CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& run,
+                        const ProcessLimits& limits);
 
 }  // namespace
 
 CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
                       const ProcessLimits& limits) {
+  CaseResult result = grade_answer(c, mode, run, limits);
+  result.leftover_processes = run.leftover_processes;
+  if (run.leftover_processes != 0) {
+    std::string note = "left " + std::to_string(run.leftover_processes) +
+                       (run.leftover_processes == 1 ? " process" : " processes") +
+                       " running after it exited (killed)";
+    if (run.output_held_open) {
+      note += "; they held its output open, so the output was read only until " +
+              std::to_string(kPipeGrace.count()) + " ms after the exit";
+    }
+    result.detail = result.detail.empty() ? note : result.detail + "; " + note;
+  }
+  return result;
+}
+
+namespace {
+
+CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& run,
+                        const ProcessLimits& limits) {
   CaseResult result;
   result.case_id = c.id;
   result.group = c.group();
@@ -271,6 +274,10 @@ CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
       result.detail = "no result within " + std::to_string(limits.timeout.count()) +
                       " ms; the process group was killed";
       result.reader_error = stderr_excerpt(run.stderr_tail);
+      return result;
+    case Status::kInterrupted:
+      result.grade = Grade::kCrash;
+      result.detail = "interrupted: the run was stopped";
       return result;
     case Status::kSignaled:
       result.grade = Grade::kCrash;
@@ -305,5 +312,7 @@ CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
   grade_json_output(c, run, result);
   return result;
 }
+
+}  // namespace
 
 }  // namespace stguard::conformance

@@ -27,7 +27,11 @@ namespace stguard::conformance {
 //    difference, else PASS or
 //    IMPL_ACCEPT. Plain mode has no tensors to compare.
 // Numbers in shape and data_offsets must be exact: JSON integers, or strings
-// of decimal digits (for readers whose numbers cannot hold 64 bits).
+// of decimal digits (for readers whose numbers cannot hold 64 bits). The
+// answer is read in bounded memory, strictly (answer.h): duplicate keys,
+// numbers out of range and exceeded limits are PROTOCOL_ERRORs. When the
+// adapter left processes behind (run.leftover_processes), the grade is still
+// the answer's, and the detail says so.
 CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
                       const ProcessLimits& limits);
 

@@ -7,15 +7,21 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-#include <thread>
+
+#include "base/file_io.h"
+#include "conformance/runner/cleanup.h"
+
+extern char** environ;
 
 namespace stguard::conformance {
 namespace {
@@ -53,8 +59,8 @@ struct Pipe {
 };
 
 // In the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void exec_child(const char* executable, char* const* argv, const char* working_dir,
-                             int stdout_fd, int stderr_fd, int error_fd,
+[[noreturn]] void exec_child(const char* executable, char* const* argv, char* const* envp,
+                             const char* working_dir, int stdout_fd, int stderr_fd, int error_fd,
                              std::uint64_t address_space_bytes) {
   ::setpgid(0, 0);
   int null_fd = ::open("/dev/null", O_RDONLY);
@@ -78,7 +84,7 @@ struct Pipe {
   if (::chdir(working_dir) != 0) {
     failure = errno;
   } else {
-    ::execv(executable, argv);
+    ::execve(executable, argv, envp);
     failure = errno;
   }
   ssize_t ignored = ::write(error_fd, &failure, sizeof failure);
@@ -150,6 +156,12 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     result.spawn_error = "command not found: " + argv[0];
     return result;
   }
+  if (stop_signal() != 0) {
+    result.status = ProcessResult::Status::kInterrupted;
+    return result;
+  }
+  // Orphans of the adapter come back to this process, to be killed.
+  become_subreaper();
   // Everything the child needs is prepared before fork: no allocation after.
   const std::string executable_text = executable->string();
   const std::string working_dir_text = working_dir.string();
@@ -158,6 +170,18 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   arg_pointers.reserve(args.size() + 1);
   for (std::string& arg : args) arg_pointers.push_back(arg.data());
   arg_pointers.push_back(nullptr);
+  // The environment: the token first (its descendants inherit it), then
+  // ours without any token of our own.
+  const std::string token = new_adapter_token();
+  std::vector<std::string> env = {std::string(kTokenVariable) + "=" + token};
+  const std::string token_prefix = std::string(kTokenVariable) + "=";
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    if (std::string_view(*e).substr(0, token_prefix.size()) != token_prefix) env.emplace_back(*e);
+  }
+  std::vector<char*> env_pointers;
+  env_pointers.reserve(env.size() + 1);
+  for (std::string& entry : env) env_pointers.push_back(entry.data());
+  env_pointers.push_back(nullptr);
 
   Pipe out;
   Pipe err;
@@ -166,14 +190,16 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     result.spawn_error = std::string("pipe: ") + std::strerror(errno);
     return result;
   }
-  const pid_t pid = ::fork();
+  AdapterRegistration registration;
+  const pid_t pid = registration.fork_registered(token);
   if (pid < 0) {
     result.spawn_error = std::string("fork: ") + std::strerror(errno);
     return result;
   }
   if (pid == 0) {
-    exec_child(executable_text.c_str(), arg_pointers.data(), working_dir_text.c_str(),
-               out.write_end, err.write_end, exec_error.write_end, limits.address_space_bytes);
+    exec_child(executable_text.c_str(), arg_pointers.data(), env_pointers.data(),
+               working_dir_text.c_str(), out.write_end, err.write_end, exec_error.write_end,
+               limits.address_space_bytes);
   }
   result.pid = pid;
   // Also from the parent, so the group exists before any kill(-pid) below
@@ -195,39 +221,54 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     return result;
   }
 
+  // Readable when the child exits (Linux 5.3+); without it, the wait looks
+  // every few milliseconds.
+  base::UniqueFd exit_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   const Clock::time_point deadline = start + limits.timeout;
+  Clock::time_point grace_end = Clock::time_point::max();
   bool stdout_open = true;
   bool stderr_open = true;
   bool stderr_truncated = false;
+  bool exited = false;
   bool timed_out = false;
-  int wait_status = 0;
-  bool reaped = false;
+  bool interrupted = false;
   while (true) {
-    const auto remaining =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (remaining.count() <= 0) {
+    if (stop_signal() != 0) {
+      interrupted = true;
+      break;
+    }
+    if (!exited) {
+      // WNOWAIT: the exited child stays a zombie, so its pid (the process
+      // group id) cannot be reused before the group is killed below.
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid) {
+        exited = true;
+        grace_end = Clock::now() + kPipeGrace;
+      }
+    }
+    if (exited && !stdout_open && !stderr_open) break;
+    const Clock::time_point now = Clock::now();
+    if (exited && now >= grace_end) {
+      result.output_held_open = true;
+      break;
+    }
+    if (!exited && now >= deadline) {
       timed_out = true;
       break;
     }
-    if (!stdout_open && !stderr_open) {
-      // Both pipes closed: wait for the exit itself, still bounded by the
-      // deadline (a child may close its output and keep running).
-      pid_t done = ::waitpid(pid, &wait_status, WNOHANG);
-      if (done == pid) {
-        reaped = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      continue;
-    }
-    std::array<pollfd, 2> fds{};
+    std::array<pollfd, 4> fds{};
     nfds_t count = 0;
     if (stdout_open) fds[count++] = {out.read_end, POLLIN, 0};
     if (stderr_open) fds[count++] = {err.read_end, POLLIN, 0};
-    int ready = ::poll(fds.data(), count, static_cast<int>(remaining.count()));
+    if (!exited && exit_fd) fds[count++] = {exit_fd.get(), POLLIN, 0};
+    if (stop_fd() >= 0) fds[count++] = {stop_fd(), POLLIN, 0};
+    auto wait = std::chrono::ceil<std::chrono::milliseconds>((exited ? grace_end : deadline) - now);
+    if (!exited && !exit_fd) wait = std::min(wait, std::chrono::milliseconds(5));
+    const int ready = ::poll(fds.data(), count, static_cast<int>(wait.count()));
     if (ready < 0) {
       if (errno == EINTR) continue;
-      timed_out = true;  // cannot watch the child any more: treat as hung
+      timed_out = !exited;  // cannot watch the child any more: treat as hung
       break;
     }
     for (nfds_t i = 0; i < count; ++i) {
@@ -235,21 +276,23 @@ ProcessResult run_process(const std::vector<std::string>& argv,
       if (fds[i].fd == out.read_end) {
         stdout_open = drain(out.read_end, result.stdout_text, limits.max_stdout_bytes, false,
                             result.stdout_truncated);
-      } else {
+      } else if (fds[i].fd == err.read_end) {
         stderr_open = drain(err.read_end, result.stderr_tail, limits.max_stderr_bytes, true,
                             stderr_truncated);
       }
     }
   }
   // Whatever happened, nothing of the reader outlives its run: the whole
-  // process group goes (children it spawned included).
-  ::kill(-pid, SIGKILL);
-  if (!reaped) {
-    while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
-    }
+  // process group goes, and so do descendants that left it.
+  const std::size_t leftovers = kill_leftovers(pid, token);
+  if (exited && !interrupted) result.leftover_processes = leftovers;
+  int wait_status = 0;
+  while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
   result.wall_ms = elapsed_ms();
-  if (timed_out) {
+  if (interrupted) {
+    result.status = ProcessResult::Status::kInterrupted;
+  } else if (timed_out) {
     result.status = ProcessResult::Status::kTimedOut;
   } else if (WIFSIGNALED(wait_status)) {
     result.status = ProcessResult::Status::kSignaled;

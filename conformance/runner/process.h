@@ -5,7 +5,10 @@
 // a whole at the timeout and after exit), an address-space limit, no core
 // dumps, stdin from /dev/null, stdout captured up to a cap (the rest is read
 // and discarded, so the child never blocks on a full pipe), and only the tail
-// of stderr kept.
+// of stderr kept. Descendants that left the process group are found and
+// killed too (cleanup.h). Once the main process has exited, the pipes get
+// kPipeGrace to reach end-of-file; a descendant still holding them then is
+// not waited for: the output read so far is the answer.
 #ifndef STGUARD_CONFORMANCE_RUNNER_PROCESS_H_
 #define STGUARD_CONFORMANCE_RUNNER_PROCESS_H_
 
@@ -18,6 +21,10 @@
 #include <vector>
 
 namespace stguard::conformance {
+
+// How long the output pipes may stay open after the adapter's main process
+// exited (descendants holding them). Output arriving later is not read.
+inline constexpr std::chrono::milliseconds kPipeGrace{100};
 
 struct ProcessLimits {
   std::chrono::milliseconds timeout{10'000};
@@ -34,6 +41,7 @@ struct ProcessResult {
     kSignaled,     // term_signal is valid
     kTimedOut,     // killed at the timeout
     kSpawnFailed,  // fork/exec failed: spawn_error says why
+    kInterrupted,  // a stop was requested (cleanup.h, stop_signal): killed, not graded
   };
   Status status = Status::kSpawnFailed;
   int exit_code = 0;
@@ -44,6 +52,11 @@ struct ProcessResult {
   std::string spawn_error;
   double wall_ms = 0;
   int pid = 0;  // the child's pid (= its process group id); 0 if never started
+  // Processes the adapter left running after its main process exited (its
+  // process group, and descendants that left it); all were killed.
+  std::size_t leftover_processes = 0;
+  // The pipes were still open kPipeGrace after the main process exited.
+  bool output_held_open = false;
 };
 
 // Resolves the executable of a command the way the runner does: a word with a

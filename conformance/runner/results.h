@@ -7,6 +7,7 @@
 #ifndef STGUARD_CONFORMANCE_RUNNER_RESULTS_H_
 #define STGUARD_CONFORMANCE_RUNNER_RESULTS_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,9 @@ struct CaseResult {
                              // "tensor \"t\": sha256 differs", "no output within 10 s", ...
   Expectation expectation = Expectation::kNone;
   double duration_ms = 0;  // wall time of the adapter process; not written to RESULTS.md
+  // Processes the adapter left running after it exited (killed by the
+  // runner; the grade is still the answer's). 0 for a clean adapter.
+  std::size_t leftover_processes = 0;
 };
 
 struct ReaderRun {
@@ -85,6 +89,7 @@ struct ReaderRun {
   bool skipped = false;  // the reader is not installed / its version command failed
   std::string skip_reason;
   std::vector<CaseResult> results;  // sorted by case_id
+  bool interrupted = false;         // stopped by a signal: results holds the finished cases only
 };
 
 // A run fails (exit 1) when any result fails and is not an expected failure.

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "base/parallel.h"
+#include "conformance/runner/cleanup.h"
 #include "conformance/runner/grade.h"
 
 namespace stguard::conformance {
@@ -67,10 +68,14 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   std::mutex report_mutex;
   std::size_t done = 0;
   base::parallel_for_each(cases.size(), {.jobs = options.jobs}, [&](std::size_t index) {
+    // After a stop request no case starts, and none that was cut short is
+    // graded: the run is incomplete and says so.
+    if (stop_signal() != 0) return;
     const Case& c = cases[index];
     std::vector<std::string> argv = spec.command;
     argv.push_back((corpus / c.file).string());
     ProcessResult process = run_process(argv, spec.working_dir, options.limits);
+    if (process.status == ProcessResult::Status::kInterrupted) return;
     CaseResult result = grade_case(c, spec.mode, process, options.limits);
     if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
     const std::lock_guard<std::mutex> lock(report_mutex);
@@ -78,6 +83,10 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
     ++done;
     if (options.on_result) options.on_result(run.results[index], done, cases.size());
   });
+  if (stop_signal() != 0) {
+    run.interrupted = true;
+    std::erase_if(run.results, [](const CaseResult& r) { return r.case_id.empty(); });
+  }
   std::sort(run.results.begin(), run.results.end(),
             [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
   return run;

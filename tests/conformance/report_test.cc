@@ -310,6 +310,24 @@ TEST(ConformReportHtml, SelfContained) {
   EXPECT_NE(html.find("skipped: node not found in PATH"), std::string::npos);
 }
 
+TEST(ConformReportHtml, WideTablesScrollAndUnknownVersionsSaySo) {
+  std::vector<ReaderRun> runs = sample_runs();
+  runs[0].version = "";  // as for an --adapter reader
+  const std::string html = stguard::conformance::html_matrix(runs, sample_info());
+  // Both tables sit in boxes that scroll sideways instead of being cut off
+  // in a narrow window.
+  EXPECT_NE(html.find(".scroll { overflow-x: auto;"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"scroll\">\n<table class=\"summary\">"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"scroll matrix-box\">\n<table id=\"matrix\">"),
+            std::string::npos);
+  EXPECT_EQ(count_of(html, "<div class=\"scroll"), count_of(html, "</table>\n</div>"));
+  // A reader without a version: the summary cell says so, as the matrix
+  // header does ("version unknown").
+  EXPECT_NE(html.find("<td><b>strict</b></td><td class=\"unknown\">unknown</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("'version unknown'"), std::string::npos);
+}
+
 TEST(ConformReportHtml, HostileTextStaysData) {
   std::vector<ReaderRun> runs = sample_runs();
   const std::string hostile_error = "</script><script>alert(1)</script><!-- \xE2\x80\xA8 &amp;";

@@ -548,6 +548,60 @@ TEST(ConformCli, UsageErrors) {
       2);
 }
 
+TEST(ConformCli, TimeoutsAreDecimalSecondsInARange) {
+  using stguard_test::run_cli;
+  stguard_test::CliRun half = run_cli(
+      {"conform", "-q", "--adapter", fake("oracle"), "--case", "layout/*", "--timeout", "0.5"});
+  EXPECT_EQ(half.exit_code, 0) << half.err;
+  for (const char* bad : {"-1", "0", "abc", "0.0001", "86401"}) {
+    stguard_test::CliRun run = run_cli({"conform", "--adapter", fake("oracle"), "--timeout", bad});
+    EXPECT_EQ(run.exit_code, 2) << bad;
+    EXPECT_NE(run.err.find("from 0.001 to 86400"), std::string::npos) << bad << ": " << run.err;
+  }
+}
+
+TEST(ConformCli, AnAdapterThatIsNotExecutableIsNamedSo) {
+  using stguard_test::run_cli;
+  stguard_test::TempDir dir;
+  const std::string script = dir.file("adapter.sh");
+  std::ofstream(script) << "#!/bin/sh\necho '{\"verdict\":\"reject\"}'\n";
+  std::filesystem::permissions(
+      script, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  stguard_test::CliRun run = run_cli({"conform", "--adapter", script});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("is not an executable file"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("cannot find"), std::string::npos) << run.err;
+}
+
+TEST(ConformCli, ReportsAreNeverWrittenIntoMissingDirectories) {
+  using stguard_test::run_cli;
+  stguard_test::TempDir dir;
+  const std::string results = dir.file("r.jsonl");
+  ASSERT_EQ(run_cli({"conform", "-q", "--adapter", fake("oracle"), "--case", "layout/*", "--jsonl",
+                     results})
+                .exit_code,
+            0);
+  const std::filesystem::path missing = dir.path() / "missing";
+  for (const char* option : {"--html", "--junit", "--markdown", "--text"}) {
+    stguard_test::CliRun run =
+        run_cli({"conform", "report", option, (missing / "x.out").string(), results});
+    EXPECT_EQ(run.exit_code, 2) << option;
+    EXPECT_NE(run.err.find((missing / "x.out").string()), std::string::npos)
+        << option << ": " << run.err;
+    EXPECT_FALSE(std::filesystem::exists(missing)) << option;
+  }
+  stguard_test::CliRun html =
+      run_cli({"conform", "report", "--html", "/nonexistent/dir/x.html", results});
+  EXPECT_EQ(html.exit_code, 2);
+  EXPECT_NE(html.err.find("/nonexistent/dir/x.html"), std::string::npos) << html.err;
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent"));
+  // The same for `conform` itself.
+  stguard_test::CliRun run = run_cli({"conform", "-q", "--adapter", fake("oracle"), "--case",
+                                      "layout/*", "--html", (missing / "m.html").string()});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(missing));
+}
+
 TEST(ConformCli, RunsWritesReportsAndHonoursExpectations) {
   using stguard_test::run_cli;
   stguard_test::TempDir dir;

@@ -1,0 +1,384 @@
+// conformance/runner/answer.cc: the bounded SAX reading of an answer
+// (answer.h).
+#include "conformance/runner/answer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace stguard::conformance {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxShownBytes = 200;  // of a shape or data_offsets in messages
+constexpr std::size_t kMaxKeptBytes = 200;   // of a dtype or sha256 (none is longer)
+constexpr std::size_t kMaxErrorBytes = 2000;
+constexpr std::size_t kMaxPathKeyBytes = 40;
+
+// Cuts `text` to at most `limit` bytes without splitting a UTF-8 sequence.
+std::string cut(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  std::size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end)) + "...";
+}
+
+std::string json_string(std::string_view text) {
+  return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Appends an element's text to a "[a,b,...]" rendering, up to kMaxShownBytes.
+void append_shown(std::string& shown, std::size_t index, std::string_view element) {
+  if (shown.size() > kMaxShownBytes) return;
+  if (index != 0) shown += ',';
+  shown += element;
+  if (shown.size() > kMaxShownBytes) shown = cut(shown, kMaxShownBytes);
+}
+
+enum class Role {
+  kTop,      // the answer object
+  kTensors,  // the "tensors" array
+  kTensor,   // one element of it
+  kShape,    // a tensor's "shape"
+  kOffsets,  // a tensor's "data_offsets"
+  kOther,    // anything else: checked, not kept
+};
+
+struct Frame {
+  bool object = false;
+  Role role = Role::kOther;
+  std::string key;          // object: the current member's key (cut, for paths)
+  std::string key_full;     // object: the current member's key
+  std::size_t count = 0;    // array: elements begun; object: members
+  std::size_t current = 0;  // array: index of the element being read
+  StringSet keys;           // object: the keys seen
+};
+
+class Handler {
+ public:
+  Handler(std::string_view text, const std::function<void(const ReportedTensor&)>& on_tensor)
+      : text_(text), on_tensor_(on_tensor) {}
+
+  AnswerParse& result() { return result_; }
+
+  // --- nlohmann's SAX interface ---
+  bool null() { return scalar(Scalar::kNull, "null"); }
+  bool boolean(bool value) { return scalar(Scalar::kBool, value ? "true" : "false"); }
+  bool number_integer(json::number_integer_t value) {
+    if (value < 0) return scalar(Scalar::kNumber, std::to_string(value));
+    return exact(static_cast<std::uint64_t>(value), std::to_string(value));
+  }
+  bool number_unsigned(json::number_unsigned_t value) {
+    return exact(value, std::to_string(value));
+  }
+  bool number_float(json::number_float_t, const json::string_t& text) {
+    // nlohmann reads an integer that does not fit 64 bits as a double:
+    // precision would be lost silently.
+    if (text.find_first_of(".eE") == std::string::npos) {
+      if (!element_begins()) return false;
+      return fail("integer " + cut(text, 40) + " at " + path() + " is out of the 64-bit range");
+    }
+    return scalar(Scalar::kNumber, text);
+  }
+  bool string(json::string_t& value) {
+    if (frames_.empty()) return fail("stdout is JSON but not an object");
+    if (!element_begins()) return false;
+    Frame& top = frames_.back();
+    if (top.role == Role::kShape || top.role == Role::kOffsets) {
+      std::optional<std::uint64_t> number;
+      if (!decimal(value, number)) return false;
+      return number_element(number, json_string(cut(value, 40)));
+    }
+    if (top.role == Role::kTop) {
+      if (top.key_full == "verdict") result_.answer.verdict = cut(value, kMaxKeptBytes);
+      if (top.key_full == "error") result_.answer.error = cut(value, kMaxErrorBytes);
+      return true;
+    }
+    if (top.role == Role::kTensors) {
+      result_.answer.tensor_not_object = true;
+      return true;
+    }
+    if (top.role == Role::kTensor) {
+      if (top.key_full == "name") {
+        if (value.size() > kMaxAnswerNameBytes) {
+          return fail("the tensor name at " + path() + " is longer than the limit of " +
+                      std::to_string(kMaxAnswerNameBytes) + " bytes");
+        }
+        tensor_.name = value;
+      } else if (top.key_full == "dtype") {
+        tensor_.dtype = cut(value, kMaxKeptBytes);
+      } else if (top.key_full == "sha256") {
+        tensor_.sha256 = cut(value, kMaxKeptBytes);
+      } else if (top.key_full == "shape") {
+        tensor_.shape_is_array = false;
+      } else if (top.key_full == "data_offsets") {
+        tensor_.offsets_is_array = false;
+      }
+    }
+    return true;
+  }
+  bool binary(json::binary_t&) { return fail("binary value at " + path()); }
+
+  bool start_object(std::size_t) { return open(true); }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_array() { return close(); }
+
+  bool key(json::string_t& value) {
+    Frame& top = frames_.back();
+    if (!top.keys.insert(value)) {
+      return fail("duplicate key " + json_string(cut(value, kMaxPathKeyBytes)) + " in " +
+                  (frames_.size() == 1 ? std::string("the answer object") : path()));
+    }
+    if (++top.count > kMaxAnswerMembers) {
+      return fail("an object at " + path() + " has more than the limit of " +
+                  std::to_string(kMaxAnswerMembers) + " members");
+    }
+    top.key = cut(value, kMaxPathKeyBytes);
+    top.key_full = cut(value, 64);
+    if (top.role == Role::kTop && top.key_full == "error") result_.answer.error_present = true;
+    if (top.role == Role::kTop && top.key_full == "tensors") result_.answer.tensors_present = true;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) {
+    std::string why = ex.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
+    if (std::size_t bracket = why.find("] "); bracket != std::string::npos) {
+      why.erase(0, bracket + 2);
+    }
+    std::string shown(text_.substr(0, std::min<std::size_t>(text_.size(), 400)));
+    while (!shown.empty() && std::isspace(static_cast<unsigned char>(shown.back())) != 0) {
+      shown.pop_back();
+    }
+    std::size_t begin = 0;
+    while (begin < shown.size() && std::isspace(static_cast<unsigned char>(shown[begin])) != 0) {
+      ++begin;
+    }
+    shown.erase(0, begin);
+    // The value that could not be read is the next element of an array.
+    std::string where = frames_.empty() ? "" : ", at " + path(/*next_element=*/true);
+    return fail("stdout is not one JSON object: " + cut(shown, 200) + " (" + cut(why, 300) + where +
+                ", byte " + std::to_string(position) + ")");
+  }
+
+ private:
+  enum class Scalar { kNull, kBool, kNumber };
+
+  bool fail(std::string problem) {
+    if (result_.problem.empty()) result_.problem = std::move(problem);
+    return false;
+  }
+
+  // Where the value being read sits: "tensors[3].shape[1]".
+  std::string path(bool next_element = false) const {
+    std::string out;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& frame = frames_[i];
+      if (frame.object) {
+        if (frame.count == 0) break;
+        if (!out.empty()) out += '.';
+        out += frame.key;
+      } else if (next_element && i + 1 == frames_.size()) {
+        out += "[" + std::to_string(frame.count) + "]";
+      } else {
+        if (frame.count == 0) break;
+        out += "[" + std::to_string(frame.current) + "]";
+      }
+    }
+    return out.empty() ? "the top level" : out;
+  }
+
+  // Bookkeeping for any value that starts; false when a limit is exceeded.
+  bool element_begins() {
+    if (frames_.empty()) return true;
+    Frame& top = frames_.back();
+    if (top.object) return true;
+    top.current = top.count++;
+    if (top.role == Role::kTensors && top.count > kMaxAnswerTensors) {
+      return fail("more than the limit of " + std::to_string(kMaxAnswerTensors) +
+                  " elements in \"tensors\"");
+    }
+    if (top.role == Role::kShape && top.count > kMaxAnswerRank) {
+      return fail("the shape at " + path() + " has more than the limit of " +
+                  std::to_string(kMaxAnswerRank) + " elements");
+    }
+    return true;
+  }
+
+  // A digits-only string in a shape or data_offsets: its value, or a
+  // protocol error when it does not fit 64 bits. Anything else: nullopt
+  // (graded as content).
+  bool decimal(std::string_view text, std::optional<std::uint64_t>& out) {
+    if (text.empty() ||
+        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return true;
+    }
+    std::uint64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return fail("decimal string " + json_string(cut(text, 40)) + " at " + path() +
+                  " is out of the 64-bit range");
+    }
+    out = value;
+    return true;
+  }
+
+  bool exact(std::uint64_t value, const std::string& text) {
+    if (!frames_.empty() && !frames_.back().object &&
+        (frames_.back().role == Role::kShape || frames_.back().role == Role::kOffsets)) {
+      if (!element_begins()) return false;
+      return number_element(value, text);
+    }
+    return scalar(Scalar::kNumber, text);
+  }
+
+  // An element of a shape or data_offsets (element_begins() done).
+  bool number_element(std::optional<std::uint64_t> value, const std::string& text) {
+    const Frame& top = frames_.back();
+    if (top.role == Role::kShape) {
+      append_shown(tensor_.shape_shown, top.current, text);
+      if (value) {
+        tensor_.shape.push_back(*value);
+      } else {
+        tensor_.shape_exact = false;
+      }
+    } else {
+      append_shown(tensor_.offsets_shown, top.current, text);
+      if (top.current == 0) tensor_.begin = value;
+      if (top.current == 1) tensor_.end = value;
+    }
+    return true;
+  }
+
+  bool scalar(Scalar kind, const std::string& text) {
+    if (frames_.empty()) return fail("stdout is JSON but not an object");
+    if (!element_begins()) return false;
+    Frame& top = frames_.back();
+    switch (top.role) {
+      case Role::kTop:
+        if (top.key_full == "error") result_.answer.error_valid = kind == Scalar::kNull;
+        break;
+      case Role::kTensors:
+        result_.answer.tensor_not_object = true;
+        break;
+      case Role::kTensor:
+        if (top.key_full == "dtype") tensor_.dtype_shown = cut(text, 80);
+        break;
+      case Role::kShape:
+        return number_element(std::nullopt, text);
+      case Role::kOffsets:
+        return number_element(std::nullopt, text);
+      case Role::kOther:
+        break;
+    }
+    return true;
+  }
+
+  bool open(bool object) {
+    if (frames_.empty()) {
+      if (!object) return fail("stdout is JSON but not an object");
+      frames_.emplace_back();
+      frames_.back().object = true;
+      frames_.back().role = Role::kTop;
+      return true;
+    }
+    if (!element_begins()) return false;
+    if (frames_.size() >= kMaxAnswerDepth) {
+      return fail("the answer nests deeper than the limit of " + std::to_string(kMaxAnswerDepth) +
+                  " arrays and objects (at " + path() + ")");
+    }
+    const Frame& top = frames_.back();
+    Role role = Role::kOther;
+    if (top.role == Role::kTop && top.key_full == "tensors") {
+      if (!object) {
+        result_.answer.tensors_is_array = true;
+        role = Role::kTensors;
+      }
+    } else if (top.role == Role::kTop && top.key_full == "error") {
+      result_.answer.error_valid = false;
+    } else if (top.role == Role::kTensors) {
+      if (object) {
+        role = Role::kTensor;
+        tensor_ = ReportedTensor{};
+        tensor_.dtype_shown = "missing";
+      } else {
+        result_.answer.tensor_not_object = true;
+      }
+    } else if (top.role == Role::kTensor) {
+      const std::string& key = top.key_full;
+      if (key == "shape" && !object) {
+        role = Role::kShape;
+        tensor_.shape_is_array = true;
+        tensor_.shape_exact = true;
+        tensor_.shape.clear();
+        tensor_.shape_shown.clear();
+      } else if (key == "data_offsets" && !object) {
+        role = Role::kOffsets;
+        tensor_.offsets_is_array = true;
+        tensor_.begin.reset();
+        tensor_.end.reset();
+        tensor_.offsets_shown.clear();
+      } else if (key == "dtype") {
+        tensor_.dtype_shown = object ? "an object" : "an array";
+      } else if (key == "shape") {
+        tensor_.shape_is_array = false;
+      } else if (key == "data_offsets") {
+        tensor_.offsets_is_array = false;
+      }
+    } else if (top.role == Role::kShape) {
+      tensor_.shape_exact = false;
+      append_shown(tensor_.shape_shown, top.current, object ? "{...}" : "[...]");
+    } else if (top.role == Role::kOffsets) {
+      append_shown(tensor_.offsets_shown, top.current, object ? "{...}" : "[...]");
+      if (top.current == 0) tensor_.begin.reset();
+      if (top.current == 1) tensor_.end.reset();
+    }
+    frames_.emplace_back();
+    frames_.back().object = object;
+    frames_.back().role = role;
+    return true;
+  }
+
+  bool close() {
+    Frame& top = frames_.back();
+    if (top.role == Role::kOffsets) tensor_.offsets_count = top.count;
+    const Role role = top.role;
+    frames_.pop_back();
+    if (role == Role::kTensor) on_tensor_(tensor_);
+    if (frames_.empty()) result_.ok = result_.problem.empty();
+    return true;
+  }
+
+  std::string_view text_;
+  const std::function<void(const ReportedTensor&)>& on_tensor_;
+  AnswerParse result_;
+  std::vector<Frame> frames_;
+  ReportedTensor tensor_;
+};
+
+}  // namespace
+
+bool StringSet::insert(std::string_view text) {
+  if (text.size() <= 64) return short_.emplace(text).second;
+  return long_.insert(base::sha256(text)).second;
+}
+
+AnswerParse parse_answer(std::string_view text,
+                         const std::function<void(const ReportedTensor&)>& on_tensor) {
+  Handler handler(text, on_tensor);
+  const bool parsed = json::sax_parse(text.begin(), text.end(), &handler,
+                                      json::input_format_t::json, /*strict=*/true);
+  AnswerParse& result = handler.result();
+  if (!parsed || !result.problem.empty()) {
+    result.ok = false;
+    if (result.problem.empty()) result.problem = "stdout is not one JSON object";
+  }
+  return std::move(result);
+}
+
+}  // namespace stguard::conformance

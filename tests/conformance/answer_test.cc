@@ -1,0 +1,174 @@
+// tests/conformance/answer_test.cc: the strict, bounded reading of adapter
+// answers (conformance/runner/answer.h): duplicate keys, numbers and decimal
+// strings out of range, and each limit, all PROTOCOL_ERRORs whose message
+// names the field or the limit.
+#include "conformance/runner/answer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "conformance/runner/grade.h"
+
+namespace {
+
+namespace conf = stguard::conformance;
+using conf::Grade;
+using conf::Verdict;
+
+conf::Case accept_case() {
+  conf::Case c;
+  c.id = "group/case";
+  c.file = "group/case.safetensors";
+  c.verdict = Verdict::kAccept;
+  c.expected.emplace();
+  c.expected->tensors = {{"a", "F32", {2}, 0, 8, std::string(64, 'a')}};
+  return c;
+}
+
+conf::CaseResult grade_output(const std::string& out, Verdict verdict = Verdict::kAccept) {
+  conf::Case c = accept_case();
+  c.verdict = verdict;
+  conf::ProcessResult run;
+  run.status = conf::ProcessResult::Status::kExited;
+  run.stdout_text = out;
+  return conf::grade_case(c, conf::AdapterMode::kJson, run, conf::ProcessLimits{});
+}
+
+std::string tensor_a(const std::string& shape, const std::string& offsets) {
+  return R"({"name":"a","dtype":"F32","shape":)" + shape + R"(,"data_offsets":)" + offsets +
+         R"(,"sha256":")" + std::string(64, 'a') + "\"}";
+}
+
+std::string accept_with(const std::string& tensors) {
+  return R"({"verdict":"accept","tensors":[)" + tensors + "]}";
+}
+
+// The grade is PROTOCOL_ERROR and the detail holds each of `needles`.
+void expect_protocol_error(const std::string& out, std::initializer_list<std::string> needles) {
+  const conf::CaseResult r = grade_output(out);
+  EXPECT_EQ(r.grade, Grade::kProtocolError) << out.substr(0, 200) << "\n" << r.detail;
+  for (const std::string& needle : needles) {
+    EXPECT_NE(r.detail.find(needle), std::string::npos)
+        << "'" << needle << "' not in: " << r.detail;
+  }
+}
+
+TEST(ConformAnswer, TheWellFormedAnswerPasses) {
+  EXPECT_EQ(grade_output(accept_with(tensor_a("[2]", "[0,8]"))).grade, Grade::kPass);
+  EXPECT_EQ(grade_output(accept_with(tensor_a(R"(["2"])", R"(["0","8"])"))).grade, Grade::kPass);
+  // Unknown members, nested a little, are allowed.
+  EXPECT_EQ(grade_output(R"({"extra":{"x":[[1,2],{"y":null}]},"verdict":"accept","tensors":[)" +
+                         tensor_a("[2]", "[0,8]") + "]}")
+                .grade,
+            Grade::kPass);
+}
+
+TEST(ConformAnswer, DuplicateKeysAreProtocolErrors) {
+  // Before: the last one won, and this graded as accept.
+  expect_protocol_error(R"({"verdict":"reject","verdict":"accept","tensors":[]})",
+                        {"duplicate key \"verdict\"", "the answer object"});
+  expect_protocol_error(R"({"verdict":"accept","tensors":[{"name":"a","name":"b","dtype":"F32"}]})",
+                        {"duplicate key \"name\"", "tensors[0]"});
+  expect_protocol_error(R"({"verdict":"accept","x":{"k":1,"k":2},"tensors":[]})",
+                        {"duplicate key \"k\"", "in x"});
+}
+
+TEST(ConformAnswer, NumbersOutOfRangeAreProtocolErrorsNamingTheField) {
+  // 2^64 as a JSON integer.
+  expect_protocol_error(accept_with(tensor_a("[18446744073709551616]", "[0,8]")),
+                        {"18446744073709551616", "tensors[0].shape[0]", "64-bit range"});
+  expect_protocol_error(accept_with(tensor_a("[2]", "[0,18446744073709551616]")),
+                        {"tensors[0].data_offsets[1]", "64-bit range"});
+  expect_protocol_error(R"({"verdict":"accept","count":-9223372036854775809,"tensors":[]})",
+                        {"count", "64-bit range"});
+  // A double too large to be finite.
+  expect_protocol_error(accept_with(tensor_a("[1e400]", "[0,8]")),
+                        {"tensors[0].shape[0]", "number overflow"});
+  // NaN and Infinity are not JSON.
+  expect_protocol_error(accept_with(tensor_a("[NaN]", "[0,8]")), {"tensors[0].shape[0]"});
+  expect_protocol_error(accept_with(tensor_a("[2]", "[0,Infinity]")),
+                        {"tensors[0].data_offsets[1]"});
+}
+
+TEST(ConformAnswer, DecimalStringsOutOfRangeAreProtocolErrors) {
+  // Before: FAIL_WRONG_CONTENT.
+  expect_protocol_error(accept_with(tensor_a(R"(["18446744073709551616"])", "[0,8]")),
+                        {"\"18446744073709551616\"", "tensors[0].shape[0]", "64-bit range"});
+  expect_protocol_error(accept_with(tensor_a("[2]", R"(["0","99999999999999999999999"])")),
+                        {"tensors[0].data_offsets[1]", "64-bit range"});
+  // The largest value is exact; a string that is not digits is content.
+  EXPECT_EQ(grade_output(accept_with(tensor_a(R"(["18446744073709551615"])", "[0,8]"))).grade,
+            Grade::kFailWrongContent);
+  EXPECT_EQ(grade_output(accept_with(tensor_a(R"(["2x"])", "[0,8]"))).grade,
+            Grade::kFailWrongContent);
+}
+
+TEST(ConformAnswer, DepthLimit) {
+  const std::size_t limit = conf::kMaxAnswerDepth;
+  // The answer object counts as one level.
+  const std::string ok_nest = std::string(limit - 1, '[') + std::string(limit - 1, ']');
+  EXPECT_EQ(grade_output(R"({"verdict":"accept","x":)" + ok_nest + R"(,"tensors":[)" +
+                         tensor_a("[2]", "[0,8]") + "]}")
+                .grade,
+            Grade::kPass);
+  const std::string deep = std::string(limit, '[') + std::string(limit, ']');
+  expect_protocol_error(R"({"verdict":"accept","x":)" + deep + R"(,"tensors":[]})",
+                        {"nests deeper than the limit of 64"});
+  // 8 million brackets stop at the limit, without reading them all into a tree.
+  expect_protocol_error(R"({"x":)" + std::string(8'000'000, '['), {"limit of 64"});
+}
+
+TEST(ConformAnswer, TensorCountLimit) {
+  std::string many;
+  for (std::size_t i = 0; i <= conf::kMaxAnswerTensors; ++i) many += i == 0 ? "{}" : ",{}";
+  expect_protocol_error(accept_with(many),
+                        {"more than the limit of 100000 elements in \"tensors\""});
+  // At the limit: graded as content (these are not the expected tensors).
+  many.resize(many.size() - 3);
+  EXPECT_EQ(grade_output(accept_with(many)).grade, Grade::kFailWrongContent);
+}
+
+TEST(ConformAnswer, NameLengthLimit) {
+  const std::string long_name(conf::kMaxAnswerNameBytes + 1, 'n');
+  expect_protocol_error(accept_with(R"({"name":")" + long_name + "\"}"),
+                        {"tensors[0].name", "longer than the limit of 1048576 bytes"});
+  const std::string at_limit(conf::kMaxAnswerNameBytes, 'n');
+  EXPECT_EQ(grade_output(accept_with(R"({"name":")" + at_limit + "\"}")).grade,
+            Grade::kFailWrongContent);
+}
+
+TEST(ConformAnswer, RankAndMemberLimits) {
+  std::string shape = "[0";
+  for (std::size_t i = 0; i < conf::kMaxAnswerRank; ++i) shape += ",0";
+  shape += "]";
+  expect_protocol_error(accept_with(tensor_a(shape, "[0,8]")),
+                        {"tensors[0].shape", "more than the limit of 1048576 elements"});
+  std::string members = R"({"verdict":"accept","tensors":[])";
+  for (std::size_t i = 0; i < conf::kMaxAnswerMembers; ++i) {
+    members += ",\"k" + std::to_string(i) + "\":0";
+  }
+  expect_protocol_error(members + "}", {"more than the limit of 1000 members"});
+}
+
+TEST(ConformAnswer, ErrorsAndNonObjects) {
+  expect_protocol_error("[]", {"not an object"});
+  expect_protocol_error("{\"verdict\":\"reject\"} trailing", {"not one JSON object", "trailing"});
+  const conf::CaseResult reject = grade_output(R"({"verdict":"reject","error":"bad"})");
+  EXPECT_EQ(reject.grade, Grade::kFailShouldAccept);
+  EXPECT_EQ(reject.reader_error, "bad");
+}
+
+TEST(ConformAnswer, StringSetKeepsLongStringsExactly) {
+  conf::StringSet set;
+  const std::string long_a(1000, 'a');
+  std::string long_b = long_a;
+  long_b.back() = 'b';
+  EXPECT_TRUE(set.insert(long_a));
+  EXPECT_TRUE(set.insert(long_b));
+  EXPECT_FALSE(set.insert(long_a));
+  EXPECT_TRUE(set.insert("short"));
+  EXPECT_FALSE(set.insert("short"));
+}
+
+}  // namespace
