@@ -102,8 +102,10 @@ FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR.
 Exit status: 0 every case passed (or failed as expected), 1 some case failed,
 2 the run could not happen (usage error, unreadable corpus, an --adapter that
 cannot be started, a report that cannot be written).
-SIGINT, SIGTERM and SIGHUP stop the run: every adapter process and all it
-started is killed, no report is written, and stguard ends by that signal.
+SIGINT, SIGTERM and SIGHUP stop the run: no case starts, every adapter process
+and all it started is killed, the reports are written with the cases that
+finished and marked incomplete (readers not reached are skipped, "not run"; no
+--write-expectations file), and stguard ends by that signal.
 
 `stguard conform report --help` combines saved results into one matrix.
 )";
@@ -334,14 +336,33 @@ struct ChildSweep {
   ~ChildSweep() { conf::kill_all_children(); }
 };
 
-// After SIGINT, SIGTERM or SIGHUP: every adapter and leftover is killed, the
-// reports are not written (the run is incomplete), and the signal is raised
-// again with its default action, so the exit status says what stopped us.
-int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total) {
-  conf::kill_all_children();
+// A reader that a stop kept from starting: in the reports, skipped.
+conf::ReaderRun not_run(const conf::ReaderSpec& spec, int signal_number) {
+  conf::ReaderRun run;
+  run.name = spec.name;
+  run.command = conf::command_text(spec.command);
+  run.mode = spec.mode == conf::AdapterMode::kJson ? "json" : "plain";
+  run.skipped = true;
+  run.skip_reason =
+      "not run: the run was stopped by " + std::string(conf::signal_name(signal_number));
+  return run;
+}
+
+// After SIGINT, SIGTERM or SIGHUP, once the reports of what finished are
+// written (every adapter and leftover is already killed): the signal is
+// raised again with its default action, so the exit status says what
+// stopped us.
+int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total, bool incomplete,
+             bool reports_written) {
   std::cerr << "\nstguard conform: stopped by " << conf::signal_name(signal_number) << " after "
-            << cases_done << " of " << cases_total
-            << " case runs; the run is incomplete, no reports were written\n";
+            << cases_done << " of " << cases_total << " case runs; ";
+  if (!incomplete) {
+    std::cerr << "every case had run" << (reports_written ? ", the reports are whole\n" : "\n");
+  } else if (reports_written) {
+    std::cerr << "the run is incomplete, and the reports say so\n";
+  } else {
+    std::cerr << "the run is incomplete\n";
+  }
   std::cerr.flush();
   ::signal(signal_number, SIG_DFL);
   sigset_t unblock;
@@ -395,8 +416,10 @@ int run_conform(const Command& command, ConformArgs& args) {
     }
   }
 
-  // From here on adapters run: a signal stops them all (see stop_now), and
-  // every way out of this function kills what they left.
+  // From here on adapters run: a signal stops them all (no case starts after
+  // it, and the running ones are killed and not graded), the reports say what
+  // finished and that the run is incomplete, and every way out of this
+  // function kills what the adapters left.
   conf::install_stop_handlers();
   conf::become_subreaper();
   const ChildSweep sweep;
@@ -419,9 +442,7 @@ int run_conform(const Command& command, ConformArgs& args) {
       }
       std::string log;
       const bool set_up = conf::setup_reader(spec, std::chrono::seconds(900), &log);
-      if (const int signal_number = conf::stop_signal()) {
-        return stop_now(signal_number, cases_done, cases_total);
-      }
+      if (conf::stop_signal() != 0) break;
       if (!set_up) {
         std::cerr << "stguard conform: setup of " << spec.name << " failed:\n"
                   << base::terminal_safe(log, {.keep_backslash = true, .keep_newlines = true})
@@ -429,9 +450,7 @@ int run_conform(const Command& command, ConformArgs& args) {
       }
     }
     conf::ReaderProbe probe = conf::probe_reader(spec);
-    if (const int signal_number = conf::stop_signal()) {
-      return stop_now(signal_number, cases_done, cases_total);
-    }
+    if (conf::stop_signal() != 0) break;
     if (!probe.available) {
       conf::ReaderRun skipped;
       skipped.name = spec.name;
@@ -468,8 +487,10 @@ int run_conform(const Command& command, ConformArgs& args) {
     const auto start = std::chrono::steady_clock::now();
     conf::ReaderRun run = conf::run_reader(spec, options->corpus, cases, reader_options);
     cases_done += run.results.size();
-    if (const int signal_number = conf::stop_signal()) {
-      return stop_now(signal_number, cases_done, cases_total);
+    run.version = probe.version;
+    if (run.interrupted) {
+      runs.push_back(std::move(run));
+      break;
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -480,24 +501,36 @@ int run_conform(const Command& command, ConformArgs& args) {
       line << std::fixed << "   done in " << seconds << " s\n";
       std::cerr << line.str();
     }
-    run.version = probe.version;
     runs.push_back(std::move(run));
   }
 
+  const int stopped_by = conf::stop_signal();
+  bool incomplete = false;
+  if (stopped_by != 0) {
+    // Nothing the adapters started may outlive the reports being written.
+    conf::kill_all_children();
+    incomplete = runs.size() < specs->size() ||
+                 std::any_of(runs.begin(), runs.end(),
+                             [](const conf::ReaderRun& run) { return run.interrupted; });
+    for (std::size_t i = runs.size(); i < specs->size(); ++i) {
+      runs.push_back(not_run((*specs)[i], stopped_by));
+    }
+  }
   const std::string summary = conf::text_summary(runs);
   std::cout << summary;
-  if (!write_reports(runs, matrix_info(options->corpus, cases.size()), options->reports, summary,
-                     &error) ||
-      (options->write_expectations &&
-       !base::write_file(*options->write_expectations, conf::expectations_text(runs), &error))) {
-    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
+  std::cout.flush();
+  const bool written =
+      write_reports(runs, matrix_info(options->corpus, cases.size()), options->reports, summary,
+                    &error) &&
+      // An expectation file from a stopped run would drop the cases that did
+      // not run: it is not written.
+      (incomplete || !options->write_expectations ||
+       base::write_file(*options->write_expectations, conf::expectations_text(runs), &error));
+  if (!written) std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+  if (stopped_by != 0) {
+    return stop_now(stopped_by, cases_done, cases_total, incomplete, written);
   }
-  // A signal that came after the last adapter: the reports are whole, but
-  // the exit status still says what stopped us.
-  if (const int signal_number = conf::stop_signal()) {
-    return stop_now(signal_number, cases_done, cases_total);
-  }
+  if (!written) return kExitUsage;
   if (missing_required) {
     std::cerr << "stguard conform: a reader is not installed (--require-readers)\n";
     return kExitUsage;

@@ -102,6 +102,16 @@ class Fields {
     return value.get<double>();
   }
 
+  // An optional count (a whole number from 0 to 10^9); null or missing is 0.
+  std::size_t count(std::string_view key) {
+    const double value = number(key);
+    if (value < 0 || value > 1e9 || value != static_cast<double>(static_cast<std::size_t>(value))) {
+      fail(key, "must be a count");
+      return 0;
+    }
+    return static_cast<std::size_t>(value);
+  }
+
   bool boolean(std::string_view key) {
     const Json* value = find(key);
     if (value == nullptr) return false;
@@ -130,6 +140,7 @@ struct PendingReader {
   ReaderRun run;
   std::size_t first_line = 0;
   std::size_t skipped_line = 0;           // 0: no skipped line seen
+  std::size_t interrupted_line = 0;       // 0: no "interrupted" line seen
   std::vector<std::size_t> result_lines;  // parallel to run.results
 };
 
@@ -171,10 +182,17 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
     std::string version = fields.text("reader_version");
     std::string mode = fields.text("mode");
     const bool skipped = fields.has("skipped") && fields.boolean("skipped");
+    const bool interrupted = fields.has("interrupted") && fields.boolean("interrupted");
     std::string skip_reason;
+    std::size_t cases_planned = 0;
     CaseResult result;
-    if (skipped) {
+    if (skipped && interrupted) {
+      fields.fail("interrupted", "cannot be true for a skipped reader");
+    } else if (skipped) {
       skip_reason = fields.text("skip_reason");
+    } else if (interrupted) {
+      if (!fields.has("cases_planned")) fields.fail("cases_planned", "is missing");
+      cases_planned = fields.count("cases_planned");
     } else {
       result.case_id = fields.text("case");
       result.group = fields.text("group");
@@ -185,13 +203,7 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
       result.detail = fields.text_or_null("detail");
       const std::string expectation = fields.text_or_null("expectation");
       result.duration_ms = fields.number("duration_ms");
-      const double leftovers = fields.number("leftover_processes");
-      if (leftovers < 0 || leftovers > 1e9 ||
-          leftovers != static_cast<double>(static_cast<std::size_t>(leftovers))) {
-        fields.fail("leftover_processes", "must be a count");
-      } else {
-        result.leftover_processes = static_cast<std::size_t>(leftovers);
-      }
+      result.leftover_processes = fields.count("leftover_processes");
       result.tags = fields.texts("tags");
       result.description = fields.text("description");
       if (fields.problem().empty()) {
@@ -247,7 +259,26 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
                                       " differs from " + quoted(reader.run.mode) + " on line " +
                                       std::to_string(reader.first_line));
     }
-    if (skipped) {
+    if (interrupted) {
+      if (reader.skipped_line != 0) {
+        return failure(line_number, "reader " + quoted(name) + " is stopped but skipped on line " +
+                                        std::to_string(reader.skipped_line));
+      }
+      // Two concatenated files of the same stopped run are harmless; two
+      // different stops of one reader are not one run.
+      if (reader.interrupted_line != 0 && reader.run.cases_planned != cases_planned) {
+        return failure(line_number, "reader " + quoted(name) +
+                                        " stopped with another case count on line " +
+                                        std::to_string(reader.interrupted_line));
+      }
+      reader.run.interrupted = true;
+      reader.run.cases_planned = cases_planned;
+      if (reader.interrupted_line == 0) reader.interrupted_line = line_number;
+    } else if (skipped) {
+      if (reader.interrupted_line != 0) {
+        return failure(line_number, "reader " + quoted(name) + " is skipped but stopped on line " +
+                                        std::to_string(reader.interrupted_line));
+      }
       if (!reader.result_lines.empty()) {
         return failure(line_number, "reader " + quoted(name) +
                                         " is skipped but has results (line " +
@@ -298,6 +329,8 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
     run.mode = std::move(reader.run.mode);
     run.skipped = reader.run.skipped;
     run.skip_reason = std::move(reader.run.skip_reason);
+    run.interrupted = reader.run.interrupted;
+    run.cases_planned = reader.run.cases_planned;
     run.results.reserve(order.size());
     for (std::size_t index : order) run.results.push_back(std::move(reader.run.results[index]));
     runs.push_back(std::move(run));
@@ -345,6 +378,15 @@ std::string json_lines(std::span<const ReaderRun> runs) {
       line["tags"] = result.tags;
       line["description"] = result.description;
       emit(line);
+    }
+    // After the results, so that a file cut short by the same stop still
+    // has every finished case.
+    if (run.interrupted) {
+      emit(Json{{"reader", run.name},
+                {"reader_version", run.version},
+                {"mode", run.mode},
+                {"interrupted", true},
+                {"cases_planned", run.cases_planned}});
     }
   }
   return out;

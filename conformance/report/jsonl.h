@@ -26,10 +26,12 @@ namespace stguard::conformance {
 //    empty), "expectation": "XFAIL"|"XPASS"|"OTHER_FAILURE"|null,
 //    "duration_ms", "tags", "description"}
 // A skipped reader is one line {"reader", "reader_version", "mode",
-// "skipped": true, "skip_reason"}. Text is written as it is (this is data,
-// not display), except that invalid UTF-8 is replaced by U+FFFD
-// (base::json_line). ReaderRun::command is not written; a reader that is not
-// skipped and has no results writes no line at all.
+// "skipped": true, "skip_reason"}. A run stopped by a signal (its results
+// are the cases that finished) ends with one line {"reader",
+// "reader_version", "mode", "interrupted": true, "cases_planned"}. Text is written as it is (this
+// is data, not display), except that invalid UTF-8 is replaced by U+FFFD (base::json_line).
+// ReaderRun::command is not written; a reader that is not skipped and has no results writes no line
+// at all.
 std::string json_lines(std::span<const ReaderRun> runs);
 
 // The inverse of json_lines. `text` may be several json_lines outputs
@@ -40,7 +42,8 @@ std::string json_lines(std::span<const ReaderRun> runs);
 // a line that is not a JSON object, a missing field or one of the wrong
 // type, an unknown grade/verdict/expectation, nesting deeper than 32, the
 // same reader with a different version or mode, a reader both skipped and
-// with results, or the same (reader, case) twice. Never throws (running out
+// with results or stopped, two stops of one reader with different
+// "cases_planned", or the same (reader, case) twice. Never throws (running out
 // of memory is reported as an error too).
 std::optional<std::vector<ReaderRun>> read_json_lines(std::string_view text, std::string* error);
 

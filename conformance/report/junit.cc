@@ -26,6 +26,7 @@ std::string seconds_text(double milliseconds) {
 std::string junit_xml(std::span<const ReaderRun> runs) {
   std::size_t tests = 0;
   std::size_t failures = 0;
+  std::size_t errors = 0;
   std::size_t skipped = 0;
   std::string suites;
   for (const ReaderRun& run : runs) {
@@ -85,15 +86,30 @@ std::string junit_xml(std::span<const ReaderRun> runs) {
         cases += "/>\n";
       }
     }
-    suites += "  <testsuite name=\"" + name + "\" tests=\"" + std::to_string(counts.total) +
-              "\" failures=\"" + std::to_string(counts.failing) + "\" errors=\"0\" skipped=\"" +
-              std::to_string(counts.xfail) + "\" time=\"" + seconds_text(total_ms) + "\">\n" +
-              properties + cases + "  </testsuite>\n";
+    // A run stopped by a signal is one error more, so that a CI job reading
+    // only this file cannot take the finished cases for the whole run.
+    std::size_t suite_tests = counts.total;
+    std::size_t suite_errors = 0;
+    if (run.interrupted) {
+      ++suite_tests;
+      ++suite_errors;
+      cases += "    <testcase classname=\"" + name +
+               "\" name=\"run incomplete\">\n      <error type=\"INCOMPLETE\" message=\"" +
+               xml_text("run incomplete: " + incomplete_note(run), true, 300) +
+               "\"/>\n    </testcase>\n";
+    }
+    tests += suite_tests - counts.total;
+    errors += suite_errors;
+    suites += "  <testsuite name=\"" + name + "\" tests=\"" + std::to_string(suite_tests) +
+              "\" failures=\"" + std::to_string(counts.failing) + "\" errors=\"" +
+              std::to_string(suite_errors) + "\" skipped=\"" + std::to_string(counts.xfail) +
+              "\" time=\"" + seconds_text(total_ms) + "\">\n" + properties + cases +
+              "  </testsuite>\n";
   }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stguard conform\" "
          "tests=\"" +
-         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
-         "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\">\n" + suites +
+         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"" +
+         std::to_string(errors) + "\" skipped=\"" + std::to_string(skipped) + "\">\n" + suites +
          "</testsuites>\n";
 }
 

@@ -33,7 +33,7 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
   out += " total | failing | XFAIL | XPASS |\n" + rule + "--:|--:|--:|--:|\n";
   for (const ReaderRun& run : runs) {
     out += "| " + markdown_cell(run.name, 120) + " | " + markdown_cell(run.version, 120) + " | " +
-           markdown_cell(run.mode, 40) + " |";
+           markdown_cell(run.mode, 40) + (run.interrupted ? " (incomplete)" : "") + " |";
     if (run.skipped) {
       out += " skipped: " + markdown_cell(run.skip_reason, 200) + " |";
       for (std::size_t i = 1; i < kGradeCount + 4; ++i) out += " |";
@@ -46,6 +46,15 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
     }
     out += " " + std::to_string(counts.total) + " | " + std::to_string(counts.failing) + " | " +
            std::to_string(counts.xfail) + " | " + std::to_string(counts.xpass) + " |\n";
+  }
+  std::string incomplete;
+  for (const ReaderRun& run : runs) {
+    if (!run.interrupted) continue;
+    incomplete += incomplete.empty() ? " " : "; ";
+    incomplete += markdown_cell(run.name, 120) + ": " + incomplete_note(run);
+  }
+  if (!incomplete.empty()) {
+    out += "\n**This run is incomplete:** it was stopped by a signal." + incomplete + ".\n";
   }
   out += "\nGrades:";
   for (Grade grade : kBestFirst) {

@@ -1,6 +1,7 @@
 // conformance/report/tally.cc: counts, orders and the matrix (tally.h).
 #include "conformance/report/tally.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <utility>
@@ -48,6 +49,13 @@ Counts count_results(const ReaderRun& run) {
     if (result.expectation == Expectation::kUnexpectedPass) ++counts.xpass;
   }
   return counts;
+}
+
+std::string incomplete_note(const ReaderRun& run) {
+  if (!run.interrupted) return "";
+  return "stopped after " + std::to_string(run.results.size()) + " of " +
+         std::to_string(std::max(run.cases_planned, run.results.size())) +
+         " cases (the others did not run)";
 }
 
 std::string failure_message(const CaseResult& result) {

@@ -61,6 +61,10 @@ struct Counts {
 
 Counts count_results(const ReaderRun& run);
 
+// For a run stopped by a signal: "stopped after 12 of 440 cases (the
+// others did not run)"; "" for a complete run. Every report format shows it.
+std::string incomplete_note(const ReaderRun& run);
+
 // The runner's detail and the reader's own message in one line of prose.
 std::string failure_message(const CaseResult& result);
 

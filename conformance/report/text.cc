@@ -24,6 +24,7 @@ std::string text_summary(std::span<const ReaderRun> runs) {
   std::string out;
   std::size_t failing_total = 0;
   std::size_t skipped_total = 0;
+  std::size_t incomplete_total = 0;
   std::size_t grade_width = 0;
   for (Grade grade : kAllGrades) grade_width = std::max(grade_width, grade_name(grade).size());
   for (const ReaderRun& run : runs) {
@@ -49,6 +50,10 @@ std::string text_summary(std::span<const ReaderRun> runs) {
       grades += std::string(grade_name(grade)) + " " + std::to_string(n);
     }
     if (!grades.empty()) out += grades + "\n";
+    if (run.interrupted) {
+      ++incomplete_total;
+      out += "  incomplete: " + incomplete_note(run) + "\n";
+    }
     // Passing or not, an adapter that left processes running is worth a line.
     std::size_t leaving = 0;
     std::string left;
@@ -85,6 +90,9 @@ std::string text_summary(std::span<const ReaderRun> runs) {
   if (skipped_total != 0) out += " (" + std::to_string(skipped_total) + " skipped)";
   out += ", " + std::to_string(failing_total) +
          (failing_total == 1 ? " result fails" : " results fail") + " the run\n";
+  if (incomplete_total != 0) {
+    out += "the run is incomplete: it was stopped by a signal before every case had run\n";
+  }
   return out;
 }
 

@@ -330,6 +330,11 @@ std::string signal_name(int signal_number) {
       return "SIGXCPU";
     case SIGXFSZ:
       return "SIGXFSZ";
+    // The signals that stop a conform run (cleanup.h).
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
     default:
       return "signal " + std::to_string(signal_number);
   }

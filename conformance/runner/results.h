@@ -89,7 +89,10 @@ struct ReaderRun {
   bool skipped = false;  // the reader is not installed / its version command failed
   std::string skip_reason;
   std::vector<CaseResult> results;  // sorted by case_id
-  bool interrupted = false;         // stopped by a signal: results holds the finished cases only
+  // Stopped by a signal (SIGINT, SIGTERM, SIGHUP): `results` holds only the
+  // cases that finished, out of `cases_planned`; every report says so.
+  bool interrupted = false;
+  std::size_t cases_planned = 0;  // cases the run was given; results.size() when complete
 };
 
 // A run fails (exit 1) when any result fails and is not an expected failure.

@@ -63,6 +63,7 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   run.command = command_text(spec.command);
   run.mode = spec.mode == AdapterMode::kJson ? "json" : "plain";
   run.results.resize(cases.size());
+  run.cases_planned = cases.size();
 
   const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
   std::mutex report_mutex;

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,25 @@ TEST_F(ConformBundled, ThirdPartyReadersRan) {
   GTEST_SKIP() << "readers not installed (run ci/setup-readers.sh):" << names;
 }
 
+// "line 42:\n  committed: ...\n  fresh:     ..." for the first line that
+// differs, so that a CI log says what changed without the files at hand.
+std::string first_difference(const std::string& committed, const std::string& fresh) {
+  std::istringstream a(committed);
+  std::istringstream b(fresh);
+  std::string line_a;
+  std::string line_b;
+  for (std::size_t line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(a, line_a));
+    const bool more_b = static_cast<bool>(std::getline(b, line_b));
+    if (!more_a && !more_b) return "(no line differs: the line endings do)";
+    if (more_a != more_b || line_a != line_b) {
+      return "first difference, line " + std::to_string(line) +
+             ":\n  committed: " + (more_a ? line_a : "(end of file)") +
+             "\n  fresh:     " + (more_b ? line_b : "(end of file)");
+    }
+  }
+}
+
 TEST_F(ConformBundled, ResultsMarkdownIsInSync) {
   if (!skipped_readers().empty() && !readers_required()) {
     GTEST_SKIP() << "a bundled reader is not installed; RESULTS.md cannot be compared";
@@ -103,7 +123,8 @@ TEST_F(ConformBundled, ResultsMarkdownIsInSync) {
   ASSERT_FALSE(fresh.empty());
   EXPECT_TRUE(committed == fresh)
       << "conformance/RESULTS.md differs from what the runner writes now; regenerate it with "
-         "ci/conform.sh --update-results and commit the change";
+         "ci/conform.sh --update-results and commit the change.\n"
+      << first_difference(committed, fresh);
 }
 
 }  // namespace

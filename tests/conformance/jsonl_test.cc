@@ -39,6 +39,8 @@ void expect_same_runs(const std::vector<ReaderRun>& a, const std::vector<ReaderR
     EXPECT_EQ(a[r].mode, b[r].mode);
     EXPECT_EQ(a[r].skipped, b[r].skipped);
     EXPECT_EQ(a[r].skip_reason, b[r].skip_reason);
+    EXPECT_EQ(a[r].interrupted, b[r].interrupted);
+    if (a[r].interrupted) EXPECT_EQ(a[r].cases_planned, b[r].cases_planned);
     ASSERT_EQ(a[r].results.size(), b[r].results.size());
     for (std::size_t i = 0; i < a[r].results.size(); ++i) {
       SCOPED_TRACE("case " + a[r].results[i].case_id);
@@ -215,6 +217,61 @@ TEST(ConformReportJsonLines, ConflictingReaderLinesAreErrors) {
                    strict + stguard::conformance::json_lines(skipped_strict), &error)
                    .has_value());
   EXPECT_EQ(error.rfind("line 6: ", 0), 0u) << error;
+}
+
+TEST(ConformReportJsonLines, InterruptedRunKeepsItsMark) {
+  std::vector<ReaderRun> runs = sample_runs();
+  runs[1].interrupted = true;
+  runs[1].cases_planned = 440;
+  const std::string text = stguard::conformance::json_lines(runs);
+  const std::vector<std::string> lines = lines_of(text);
+  ASSERT_EQ(lines.size(), 12u);  // 5 + 5 cases + the stop + 1 skipped reader
+  EXPECT_EQ(nlohmann::json::parse(lines[10]),
+            nlohmann::json::parse(R"({"reader":"loose","reader_version":"1.2.3","mode":"json",)"
+                                  R"("interrupted":true,"cases_planned":440})"));
+  std::string error;
+  const auto back = stguard::conformance::read_json_lines(text, &error);
+  ASSERT_TRUE(back.has_value()) << error;
+  expect_same_runs(runs, *back);
+  EXPECT_FALSE((*back)[0].interrupted);
+  EXPECT_EQ(stguard::conformance::json_lines(*back), text);
+
+  // A stop alone (no case finished) is still the reader's line.
+  const std::string only_stop =
+      R"({"reader":"r","reader_version":"","mode":"json","interrupted":true,"cases_planned":3})";
+  const auto alone = stguard::conformance::read_json_lines(only_stop, &error);
+  ASSERT_TRUE(alone.has_value()) << error;
+  ASSERT_EQ(alone->size(), 1u);
+  EXPECT_TRUE((*alone)[0].interrupted);
+  EXPECT_EQ((*alone)[0].cases_planned, 3u);
+  EXPECT_TRUE((*alone)[0].results.empty());
+
+  // Broken stops are refused, naming the line and the field.
+  const auto refused = [&](const std::string& input, std::string_view why) {
+    EXPECT_FALSE(stguard::conformance::read_json_lines(input, &error).has_value()) << input;
+    EXPECT_NE(error.find(why), std::string::npos) << error;
+  };
+  refused(R"({"reader":"r","reader_version":"","mode":"json","interrupted":true})",
+          "line 1: field \"cases_planned\" is missing");
+  refused(
+      R"({"reader":"r","reader_version":"","mode":"json","interrupted":true,"cases_planned":-1})",
+      "field \"cases_planned\" must be a count");
+  refused(
+      R"({"reader":"r","reader_version":"","mode":"json","interrupted":true,"cases_planned":2.5})",
+      "field \"cases_planned\" must be a count");
+  refused(R"({"reader":"r","reader_version":"","mode":"json","skipped":true,"skip_reason":"x",)"
+          R"("interrupted":true,"cases_planned":1})",
+          "field \"interrupted\" cannot be true for a skipped reader");
+  refused(
+      only_stop + "\n" +
+          R"({"reader":"r","reader_version":"","mode":"json","interrupted":true,"cases_planned":4})",
+      "line 2: reader \"r\" stopped with another case count on line 1");
+  refused(
+      only_stop + "\n" +
+          R"({"reader":"r","reader_version":"","mode":"json","skipped":true,"skip_reason":"x"})",
+      "line 2: reader \"r\" is skipped but stopped on line 1");
+  // The same stop twice (one file concatenated with itself) is one stop.
+  EXPECT_TRUE(stguard::conformance::read_json_lines(only_stop + "\n" + only_stop, &error)) << error;
 }
 
 TEST(ConformReportJsonLines, EmptyInputIsNoReaders) {

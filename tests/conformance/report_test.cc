@@ -407,6 +407,61 @@ void expect_tables_intact(const std::string& markdown) {
   EXPECT_GT(tables, 0u);
 }
 
+TEST(ConformReport, InterruptedRunIsMarkedIncompleteEverywhere) {
+  std::vector<ReaderRun> runs = sample_runs();
+  runs[1].interrupted = true;
+  runs[1].cases_planned = 440;
+  runs[2] = make_skipped("absent", "not run: the run was stopped by SIGINT");
+  const std::string note = "stopped after 5 of 440 cases (the others did not run)";
+
+  const std::string text = stguard::conformance::text_summary(runs);
+  EXPECT_NE(text.find("loose 1.2.3 (json): 5 cases, 2 failing"), std::string::npos) << text;
+  EXPECT_NE(text.find("  incomplete: " + note + "\n"), std::string::npos) << text;
+  EXPECT_EQ(count_of(text, "  incomplete: "), 1u) << text;  // only the stopped reader
+  EXPECT_NE(text.find("absent (json): SKIPPED: not run: the run was stopped by SIGINT\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(lines_of(text).back(),
+            "the run is incomplete: it was stopped by a signal before every case had run");
+
+  const std::string xml = stguard::conformance::junit_xml(runs);
+  EXPECT_EQ(xml_problem(xml), "") << xml;
+  EXPECT_NE(xml.find("<testsuites name=\"stguard conform\" tests=\"12\" failures=\"2\" "
+                     "errors=\"1\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"loose\" tests=\"6\" failures=\"2\" errors=\"1\""),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("name=\"run incomplete\">\n      <error type=\"INCOMPLETE\" "
+                     "message=\"run incomplete: " +
+                     note + "\"/>"),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(count_of(xml, "<error "), 1u);
+
+  const std::string markdown = stguard::conformance::markdown_matrix(runs, sample_info());
+  EXPECT_NE(markdown.find("| loose | 1.2.3 | json (incomplete) |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("**This run is incomplete:** it was stopped by a signal. loose: " + note +
+                          ".\n"),
+            std::string::npos)
+      << markdown;
+
+  const std::string html = stguard::conformance::html_matrix(runs, sample_info());
+  EXPECT_NE(html.find("incomplete run: stopped by a signal before every case had run"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td class=\"bad\">json, incomplete: " + note + "</td>"), std::string::npos);
+
+  // A complete run says none of it.
+  const std::vector<ReaderRun> whole = sample_runs();
+  EXPECT_EQ(stguard::conformance::text_summary(whole).find("incomplete"), std::string::npos);
+  EXPECT_EQ(stguard::conformance::junit_xml(whole).find("INCOMPLETE"), std::string::npos);
+  EXPECT_EQ(stguard::conformance::markdown_matrix(whole, sample_info()).find("incomplete"),
+            std::string::npos);
+  EXPECT_EQ(stguard::conformance::html_matrix(whole, sample_info()).find("incomplete"),
+            std::string::npos);
+}
+
 TEST(ConformReportMarkdown, DeterministicWithoutDurations) {
   std::vector<ReaderRun> runs = sample_runs();
   const std::string markdown = stguard::conformance::markdown_matrix(runs, sample_info());
