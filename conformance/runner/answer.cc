@@ -30,6 +30,47 @@ std::string json_string(std::string_view text) {
   return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// Where an answer first passes kMaxAnswerStringBytes or kMaxAnswerRunBytes,
+// and which. nlohmann's lexer keeps every byte read since the start of the
+// last string or number (for its error messages) and a string's bytes once
+// more while it reads it, so a 15 MB string or 15 MB of blanks would cost
+// the runner three times its size. The parse is given the text only up to
+// this point: an error before it still wins, and none can cost more than
+// the limits. One sweep, no allocation; on text that is not JSON it may see
+// strings where the parser would not, but the parser fails there anyway.
+struct Oversize {
+  std::size_t cut = 0;  // the parse reads text[0, cut)
+  std::string problem;
+};
+
+std::optional<Oversize> find_oversize(std::string_view text) {
+  std::size_t run_start = 0;  // of the stretch outside strings being read
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t quote = text.find('"', i);
+    const std::size_t run_end = quote == std::string_view::npos ? text.size() : quote;
+    if (run_end - run_start > kMaxAnswerRunBytes) {
+      return Oversize{run_start + kMaxAnswerRunBytes + 1,
+                      "more than " + std::to_string(kMaxAnswerRunBytes) +
+                          " bytes outside strings (blanks, punctuation, numbers) from byte " +
+                          std::to_string(run_start) + " (limit of one stretch between strings)"};
+    }
+    if (quote == std::string_view::npos) break;
+    std::size_t j = quote + 1;
+    while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+    j = std::min(j, text.size());
+    if (j - quote - 1 > kMaxAnswerStringBytes) {
+      return Oversize{quote + 1 + kMaxAnswerStringBytes + 1,
+                      "a string longer than " + std::to_string(kMaxAnswerStringBytes) +
+                          " bytes at byte " + std::to_string(quote) +
+                          " (limit of one JSON string, as written)"};
+    }
+    i = j + 1;
+    run_start = i;
+  }
+  return std::nullopt;
+}
+
 // Appends an element's text to a "[a,b,...]" rendering, up to kMaxShownBytes.
 void append_shown(std::string& shown, std::size_t index, std::string_view element) {
   if (shown.size() > kMaxShownBytes) return;
@@ -144,8 +185,17 @@ class Handler {
     return true;
   }
 
+  // The parse is given text_ up to `cut` only (find_oversize): reaching its
+  // end there is the limit's problem, not a syntax error.
+  void set_cut(std::size_t cut, std::string problem) {
+    cut_ = cut;
+    cut_problem_ = std::move(problem);
+  }
+  void reached_cut() { fail(cut_problem_); }
+
   bool parse_error(std::size_t position, const std::string&,
                    const nlohmann::detail::exception& ex) {
+    if (position >= cut_) return fail(cut_problem_);
     std::string why = ex.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 5: ..."
     if (std::size_t bracket = why.find("] "); bracket != std::string::npos) {
@@ -355,6 +405,8 @@ class Handler {
   }
 
   std::string_view text_;
+  std::size_t cut_ = std::string_view::npos;
+  std::string cut_problem_;
   const std::function<void(const ReportedTensor&)>& on_tensor_;
   AnswerParse result_;
   std::vector<Frame> frames_;
@@ -371,9 +423,14 @@ bool StringSet::insert(std::string_view text) {
 AnswerParse parse_answer(std::string_view text,
                          const std::function<void(const ReportedTensor&)>& on_tensor) {
   Handler handler(text, on_tensor);
-  const bool parsed = json::sax_parse(text.begin(), text.end(), &handler,
+  std::optional<Oversize> oversize = find_oversize(text);
+  const std::string_view parsed_text = oversize ? text.substr(0, oversize->cut) : text;
+  if (oversize) handler.set_cut(oversize->cut, std::move(oversize->problem));
+  const bool parsed = json::sax_parse(parsed_text.begin(), parsed_text.end(), &handler,
                                       json::input_format_t::json, /*strict=*/true);
   AnswerParse& result = handler.result();
+  // A whole answer before the cut, then more than a limit's worth of text.
+  if (parsed && oversize) handler.reached_cut();
   if (!parsed || !result.problem.empty()) {
     result.ok = false;
     if (result.problem.empty()) result.problem = "stdout is not one JSON object";

@@ -25,11 +25,14 @@
 namespace stguard::conformance {
 
 // The limits of docs/adapter-protocol.md ("Limits").
-inline constexpr std::size_t kMaxAnswerDepth = 64;           // nested arrays/objects
-inline constexpr std::size_t kMaxAnswerTensors = 100'000;    // elements of "tensors"
-inline constexpr std::size_t kMaxAnswerNameBytes = 1 << 20;  // one tensor name
-inline constexpr std::size_t kMaxAnswerRank = 1 << 20;       // elements of one "shape"
-inline constexpr std::size_t kMaxAnswerMembers = 1000;       // members of one object
+inline constexpr std::size_t kMaxAnswerDepth = 64;             // nested arrays/objects
+inline constexpr std::size_t kMaxAnswerTensors = 100'000;      // elements of "tensors"
+inline constexpr std::size_t kMaxAnswerNameBytes = 1 << 20;    // one tensor name
+inline constexpr std::size_t kMaxAnswerRank = 1 << 20;         // elements of one "shape"
+inline constexpr std::size_t kMaxAnswerMembers = 1000;         // members of one object
+inline constexpr std::size_t kMaxAnswerStringBytes = 2 << 20;  // one JSON string, as written
+inline constexpr std::size_t kMaxAnswerRunBytes = 4
+                                                  << 20;  // between strings (blanks, numbers, ...)
 
 // One element of "tensors" as the adapter reported it. Strings that cannot
 // match anything (longer than any dtype or hash) are cut; `*_shown` texts

@@ -24,17 +24,18 @@ std::string clip(std::string_view text, std::size_t limit) {
   return std::string(text.substr(0, cut)) + "...";
 }
 
-std::string trim(std::string_view text) {
+// A view, not a copy: `text` can be the whole 16 MiB of an adapter's stdout.
+std::string_view trim(std::string_view text) {
   std::size_t begin = 0;
   std::size_t end = text.size();
   while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])) != 0) ++begin;
   while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])) != 0) --end;
-  return std::string(text.substr(begin, end - begin));
+  return text.substr(begin, end - begin);
 }
 
 // The end of stderr, where a crashing runtime says why.
 std::string stderr_excerpt(const std::string& tail) {
-  std::string text = trim(tail);
+  std::string text(trim(tail));
   if (text.size() > kMaxMessageBytes) {
     std::size_t start = text.size() - kMaxMessageBytes;
     while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
@@ -108,8 +109,16 @@ class TensorMatcher {
     const std::string& name = *t.name;
     auto it = expected_.find(name);
     if (it == expected_.end()) {
-      // Unexpected names are kept in bounded memory (StringSet).
-      if (unexpected_.insert(name)) return difference("unexpected tensor " + quoted(name));
+      // Only the first kTrackedUnexpected names are remembered (to tell a
+      // repeated one); after that each is one more difference. An answer of
+      // 100,000 unexpected tensors would otherwise hold them all.
+      if (tracked_unexpected_ == kTrackedUnexpected) {
+        return difference("unexpected tensor " + quoted(name));
+      }
+      if (unexpected_.insert(name)) {
+        ++tracked_unexpected_;
+        return difference("unexpected tensor " + quoted(name));
+      }
       if (unexpected_twice_.insert(name)) difference("tensor " + quoted(name) + " reported twice");
       return;
     }
@@ -143,7 +152,10 @@ class TensorMatcher {
     if (count_++ == 0) first_ = std::move(text);
   }
 
+  static constexpr std::size_t kTrackedUnexpected = 1024;
+
   std::map<std::string, Seen> expected_;
+  std::size_t tracked_unexpected_ = 0;
   StringSet unexpected_;
   StringSet unexpected_twice_;
   std::string first_;

@@ -107,6 +107,11 @@ bool drain(int fd, std::string& sink, std::size_t cap, bool keep_tail, bool& tru
       truncated = true;
     }
   } else if (sink.size() < cap) {
+    // Past the first 64 KiB, room for the whole cap at once: growing by
+    // doubling would copy the output ~log2(cap/64K) times and leave the
+    // freed halves in the heap, about twice the cap in peak RSS per running
+    // case. Reserved pages that are never written cost no memory.
+    if (sink.size() + chunk.size() > (std::size_t{64} << 10)) sink.reserve(cap);
     std::size_t room = cap - sink.size();
     if (chunk.size() > room) truncated = true;
     sink.append(chunk.substr(0, room));

@@ -138,6 +138,38 @@ TEST(ConformAnswer, NameLengthLimit) {
             Grade::kFailWrongContent);
 }
 
+TEST(ConformAnswer, StringAndRunLimits) {
+  const std::size_t string_limit = conf::kMaxAnswerStringBytes;
+  const std::size_t run_limit = conf::kMaxAnswerRunBytes;
+  const std::string reject = R"({"verdict":"reject","error":")";
+  // At the limits: read as usual.
+  EXPECT_EQ(grade_output(reject + std::string(string_limit, 'x') + "\"}", Verdict::kReject).grade,
+            Grade::kPass);
+  // (the blanks and the opening brace make the stretch)
+  EXPECT_EQ(
+      grade_output(std::string(run_limit - 1, ' ') + reject + "no\"}", Verdict::kReject).grade,
+      Grade::kPass);
+  // One byte past: a protocol error that names the limit and where.
+  expect_protocol_error(
+      reject + std::string(string_limit + 1, 'x') + "\"}",
+      {"a string longer than 2097152 bytes at byte 28", "limit of one JSON string"});
+  expect_protocol_error(std::string(run_limit, ' ') + reject + "no\"}",
+                        {"more than 4194304 bytes outside strings", "from byte 0"});
+  // A whole answer, then too many blanks: still the limit, not accepted.
+  expect_protocol_error(reject + "no\"}" + std::string(run_limit + 1, '\n'),
+                        {"more than 4194304 bytes outside strings", "from byte 32"});
+  // A number that long is such a stretch too.
+  expect_protocol_error(R"({"verdict":"reject","x":)" + std::string(run_limit + 1, '1') + "}",
+                        {"more than 4194304 bytes outside strings"});
+  // Escaped quotes do not end a string.
+  expect_protocol_error(reject + std::string(string_limit, '\\') + "\\\"" + "\"}",
+                        {"limit of one JSON string"});
+  // A fault before the cut still wins.
+  expect_protocol_error(R"({"verdict":"reject","verdict":"reject","error":")" +
+                            std::string(string_limit + 1, 'x') + "\"}",
+                        {"duplicate key \"verdict\""});
+}
+
 TEST(ConformAnswer, RankAndMemberLimits) {
   std::string shape = "[0";
   for (std::size_t i = 0; i < conf::kMaxAnswerRank; ++i) shape += ",0";
