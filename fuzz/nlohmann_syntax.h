@@ -138,19 +138,37 @@ inline NlohmannSyntaxError nlohmann_syntax_error(std::string_view text) {
   nlohmann::json::sax_parse(text.begin(), text.end(), &catcher);
   NlohmannSyntaxError out;
   out.what = catcher.what;
-  const std::string_view what = catcher.what;
-  out.after_value = contains(what, "; expected end of input");
-  const std::size_t last = catcher.position == 0 ? 0 : catcher.position - 1;  // L
-  // A lexer error reads "<lexer message>; last read: '<token>'" and then,
-  // when the parser wanted a particular token there, "; expected <it>".
+  // The message is "[json.exception.parse_error.101] parse error at ...:
+  // syntax error while parsing <context> - <detail>", the detail either
+  // "unexpected <token kind>" (the parser refused a token) or "<lexer
+  // message>; last read: '<token text>'" (the lexer failed), then "; expected
+  // <kind>" when the parser wanted a particular token. The token text is the
+  // input's, so only the fixed parts are searched, never the token text.
+  std::string_view detail = catcher.what;
+  const std::size_t dash = detail.find(" - ");
+  detail = dash == std::string_view::npos ? std::string_view() : detail.substr(dash + 3);
   constexpr std::string_view kLastRead = "; last read: '";
-  const std::size_t last_read = what.find(kLastRead);
-  const bool lexer_failed = last_read != std::string_view::npos;
-  const std::size_t suffix = last_read + kLastRead.size() + catcher.last_token.size() + 1;
-  const bool wanted_other =
-      lexer_failed && suffix <= what.size() && what.substr(suffix).starts_with("; expected ");
+  const bool lexer_failed = !detail.starts_with("unexpected ");
+  std::string_view what;    // the lexer's message, or the parser's "unexpected ..."
+  std::string_view suffix;  // "; expected ..." or empty
+  if (lexer_failed) {
+    const std::size_t last_read = detail.find(kLastRead);
+    what = detail.substr(0, last_read);
+    const std::size_t after_token =
+        last_read == std::string_view::npos
+            ? detail.size()
+            : last_read + kLastRead.size() + catcher.last_token.size() + 1;
+    suffix = after_token < detail.size() ? detail.substr(after_token) : std::string_view();
+  } else {
+    const std::size_t expected = detail.find("; expected ");
+    what = detail.substr(0, expected);
+    suffix = expected == std::string_view::npos ? std::string_view() : detail.substr(expected);
+  }
+  out.after_value = suffix == "; expected end of input";
+  const std::size_t last = catcher.position == 0 ? 0 : catcher.position - 1;  // L
+  const bool wanted_other = lexer_failed && suffix.starts_with("; expected ");
   const std::size_t token = nlohmann_token_start(text, catcher.position);  // T
-  const bool key_string = contains(what, "; expected string literal") && at(text, token, '"');
+  const bool key_string = suffix == "; expected string literal" && at(text, token, '"');
   std::size_t offset = last;
   if (lexer_failed && wanted_other && !key_string) {
     offset = token;
@@ -168,14 +186,13 @@ inline NlohmannSyntaxError nlohmann_syntax_error(std::string_view text) {
         offset = last - 6;  // \uD8xx then not a backslash, or the end
       }
     }
-  } else if (contains(what, "unexpected number literal") ||
-             contains(what, "unexpected string literal") ||
-             contains(what, "unexpected true literal") ||
-             contains(what, "unexpected false literal") ||
-             contains(what, "unexpected null literal")) {
+  } else if (what == "unexpected number literal" || what == "unexpected string literal" ||
+             what == "unexpected true literal" || what == "unexpected false literal" ||
+             what == "unexpected null literal") {
     offset = token;
     const bool digit_first = token < text.size() && text[token] >= '0' && text[token] <= '9';
-    if (digit_first && contains(what, "number literal") && token >= 1 && text[token - 1] == '0') {
+    if (digit_first && what == "unexpected number literal" && token >= 1 &&
+        text[token - 1] == '0') {
       // The number 0 or -0 just before: stguard's leading zero. A 0 that
       // ends a longer number (10, 1.0, 1e0) would have taken these digits.
       offset -= (token >= 2 && text[token - 2] == '-') ? 2 : 1;
