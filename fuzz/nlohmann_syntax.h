@@ -21,13 +21,13 @@
 //   the parser refused a whole string, number,        T, the token's first byte
 //     true/false/null token ("unexpected number
 //     literal", ...)
-//   ... a number token that starts with a digit       the 0 (or the '-' of -0)
-//     right after a number 0 or -0 (016 is the        before T: a leading zero
-//     tokens 0 and 16)
 //   the lexer failed in a token where the parser      T: stguard refuses the
 //     wanted something else ("; expected ':'", "','   token at its first byte
 //     or '}'", "end of input", a key string and the
 //     token is not a string)
+//   either T row, when T starts with a digit right    the 0 (or the '-' of -0)
+//     after the number 0 or -0                          before T: a leading zero
+//     (016 is the tokens 0 and 16)
 //   the lexer failed in a value, or in a key string   L (the faulty byte), but:
 //     "forbidden character after backslash" (\x)        L - 1, the backslash
 //     "surrogate U+DC00..U+DFFF must follow ..."         L - 5, the backslash
@@ -190,13 +190,14 @@ inline NlohmannSyntaxError nlohmann_syntax_error(std::string_view text) {
              what == "unexpected true literal" || what == "unexpected false literal" ||
              what == "unexpected null literal") {
     offset = token;
-    const bool digit_first = token < text.size() && text[token] >= '0' && text[token] <= '9';
-    if (digit_first && what == "unexpected number literal" && token >= 1 &&
-        text[token - 1] == '0') {
-      // The number 0 or -0 just before: stguard's leading zero. A 0 that
-      // ends a longer number (10, 1.0, 1e0) would have taken these digits.
-      offset -= (token >= 2 && text[token - 2] == '-') ? 2 : 1;
-    }
+  }
+  // A token that starts with a digit right after the number 0 or -0 (016 is
+  // the tokens 0 and 16, 08. the tokens 0 and a broken 8.): stguard reads
+  // them as one number with a leading zero, at the 0 (or the '-'). A 0 that
+  // ends a longer number (10, 1.0, 1e0) would have taken the digits.
+  const bool digit_first = token < text.size() && text[token] >= '0' && text[token] <= '9';
+  if (offset == token && digit_first && token >= 1 && text[token - 1] == '0') {
+    offset -= (token >= 2 && text[token - 2] == '-') ? 2 : 1;
   }
   out.offset = offset;
   return out;

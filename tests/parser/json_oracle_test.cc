@@ -170,6 +170,7 @@ TEST(JsonOracle, SyntaxErrorOffsetsMatchNlohmann) {
       R"({"a":{"dtype":"U8","shape":[016],"data_offsets":[0,0]}})",
       R"({"a":{"dtype":"U8","shape":[-01],"data_offsets":[0,0]}})",
       R"({"a":{"dtype":"U8","shape":[0-2],"data_offsets":[0,0]}})",
+      R"({"a":{"dtype":"U8","shape":[08.],"data_offsets":[0,0]}})",
       R"({"a" 12})",
       R"({"a" "bc"})",
       R"({"a":5 true})",
