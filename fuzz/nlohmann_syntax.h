@@ -197,7 +197,7 @@ inline NlohmannSyntaxError nlohmann_syntax_error(std::string_view text) {
   // ends a longer number (10, 1.0, 1e0) would have taken the digits.
   const bool digit_first = token < text.size() && text[token] >= '0' && text[token] <= '9';
   if (offset == token && digit_first && token >= 1 && text[token - 1] == '0') {
-    offset -= (token >= 2 && text[token - 2] == '-') ? 2 : 1;
+    offset -= (token >= 2 && text[token - 2] == '-') ? std::size_t{2} : std::size_t{1};
   }
   out.offset = offset;
   return out;
