@@ -8,6 +8,11 @@
 //   stguard accepts (either profile)      => nlohmann accepts, and its reading
 //     of the document gives the same tensors (name, dtype, shape, offsets) and
 //     metadata. Both readings let the last of repeated keys win.
+// And where nlohmann rejects the syntax, stguard's reason and offset follow
+// docs/reasons.md's syntax rule: HEADER_NOT_JSON at nlohmann's error,
+// translated from nlohmann's position convention by nlohmann_syntax.h
+// (which also lists what the rule leaves out: HEADER_NOT_UTF8, a BOM,
+// strict's first byte, faults before bytes after the value's end).
 // Not asserted: nlohmann accepts => stguard accepts (nlohmann skips a UTF-8
 // BOM, has no nesting limit, and stguard adds the format's own rules).
 #include <algorithm>
@@ -18,10 +23,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "fuzz_invariants.h"
+#include "nlohmann_syntax.h"
 
 namespace {
 
@@ -169,6 +176,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(!strict.has_value(), "strict accepts a header nlohmann rejects as JSON");
     if (!number_overflow) {
       check(!reference.has_value(), "reference accepts a header nlohmann rejects as JSON");
+      const std::string_view text(first, static_cast<std::size_t>(n));
+      for (const auto* result : {&strict, &reference}) {
+        if (result->has_value()) continue;  // already reported above
+        const std::string wrong = stguard_fuzz::check_syntax_reason(
+            result->error(),
+            result == &strict ? stguard::Profile::kStrict : stguard::Profile::kReference, text);
+        check(wrong.empty(), wrong.c_str());
+      }
     }
     return 0;
   }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "header_scanner.h"
+#include "json_syntax.h"
 #include "layout.h"
 #include "little_endian.h"
 #include "message.h"
@@ -35,7 +36,25 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
                  "header is not valid UTF-8 (invalid sequence starting here)"};
   }
   detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
-  if (!scanner.scan(out)) return scanner.take_error();
+  if (!scanner.scan(out)) {
+    Error fault = scanner.take_error();
+    // A syntax error in the header's value outranks every other fault but
+    // strict's check of the first byte (docs/reasons.md, "Order of checks").
+    // The scanner stops at its first fault of any kind, so the value is read
+    // again for syntax alone; this costs time on rejected headers only. A
+    // padding fault means the value was read whole without one. A syntax
+    // fault the scanner found at the same byte keeps the scanner's message,
+    // which knows where in the format it was.
+    if (fault.reason == Reason::kHeaderBadStart || fault.reason == Reason::kHeaderBadPadding) {
+      return fault;
+    }
+    std::optional<Error> syntax =
+        detail::find_json_syntax_error(header_begin, header_begin + header_size, 8);
+    if (syntax && (fault.reason != Reason::kHeaderNotJson || fault.offset != syntax->offset)) {
+      return std::move(*syntax);
+    }
+    return fault;
+  }
   return detail::check_sizes_and_layout(out, n, file_size);
 }
 

@@ -232,16 +232,16 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
     const std::uint8_t* p = lex_.pos();
     while (p < lex_.end() && *p == ' ') ++p;
     if (p != lex_.end()) {
-      return lex_.fail(Reason::kHeaderBadPadding, p,
-                       "only spaces (0x20) may follow the header object as padding");
+      // Bytes that are not JSON whitespace make the header not JSON; header.cc
+      // then finds that syntax error, which wins (docs/reasons.md).
+      return lex_.fail_after_end(Reason::kHeaderBadPadding, p);
     }
     lex_.set_pos(p);
     return true;
   }
   lex_.skip_whitespace();
   if (lex_.pos() != lex_.end()) {
-    return lex_.fail(Reason::kHeaderNotJson, lex_.pos(),
-                     "invalid JSON: trailing characters after the header object");
+    return lex_.fail_after_end(Reason::kHeaderNotJson, lex_.pos());
   }
   return true;
 }

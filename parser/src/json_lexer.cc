@@ -82,6 +82,18 @@ bool JsonLexer::fail_syntax(const std::uint8_t* at, std::string_view expected) {
               message(kLead, expected, ", found byte 0x", std::string_view(hex, 2)));
 }
 
+bool JsonLexer::fail_after_end(Reason reason, const std::uint8_t* at) {
+  const std::string_view rest(reinterpret_cast<const char*>(at),
+                              static_cast<std::size_t>(end_ - at));
+  if (reason == Reason::kHeaderBadPadding) {
+    return fail(reason, at,
+                message("the header continues after its end with ", Quoted{rest},
+                        ": only spaces (0x20) may follow the header object as padding"));
+  }
+  return fail(reason, at,
+              message("invalid JSON: the header continues after its end: ", Quoted{rest}));
+}
+
 bool JsonLexer::read_literal(std::string_view word) {
   const auto left = static_cast<std::size_t>(end_ - p_);
   if (left >= word.size() && std::memcmp(p_, word.data(), word.size()) == 0) {

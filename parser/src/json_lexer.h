@@ -199,6 +199,12 @@ class JsonLexer {
   bool fail(Reason reason, const std::uint8_t* at, std::string message);
   // kHeaderNotJson at `at`: "expected <expected>, found <the byte there>".
   bool fail_syntax(const std::uint8_t* at, std::string_view expected);
+  // A fault at `at`, after the top-level value has ended: the header goes on
+  // past its end. kHeaderNotJson or (strict, JSON whitespace other than
+  // spaces) kHeaderBadPadding; the message quotes the first bytes from `at`,
+  // escaped and cut short (message.h), since they are what a reader would
+  // need to see (e.g. the rest of a header a writer broke in two).
+  bool fail_after_end(Reason reason, const std::uint8_t* at);
   Error take_error() { return std::move(error_); }
 
   void skip_whitespace() noexcept {

@@ -1,7 +1,9 @@
 // The parser against an independent JSON parser (nlohmann::json), over the
 // pseudo-random files of tests/support/random_header.h (the same ones
 // tests/parser/property_test.cc checks):
-//   nlohmann rejects the header text => both profiles reject; when a profile
+//   nlohmann rejects the header text => both profiles reject, with the reason
+//   and offset docs/reasons.md's syntax rule gives for nlohmann's error
+//   (fuzz/nlohmann_syntax.h translates its position); when a profile
 //   accepts, nlohmann's reading of the same text agrees on every tensor and
 //   metadata pair.
 // Not in the parser's own test executable, which needs the parser and
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/nlohmann_syntax.h"
 #include "tests/support/file_builder.h"
 #include "tests/support/random_header.h"
 #include "tests/support/test_util.h"
@@ -130,6 +133,13 @@ TEST(JsonOracle, RandomHeadersAgreeWithNlohmann) {
       ++oracle_rejects;
       EXPECT_FALSE(strict.has_value()) << "strict accepted JSON that nlohmann rejects";
       EXPECT_FALSE(reference.has_value()) << "reference accepted JSON that nlohmann rejects";
+      if (!strict) {
+        EXPECT_EQ(stguard_fuzz::check_syntax_reason(strict.error(), Profile::kStrict, text), "");
+      }
+      if (!reference) {
+        EXPECT_EQ(stguard_fuzz::check_syntax_reason(reference.error(), Profile::kReference, text),
+                  "");
+      }
     }
     if (oracle.syntax_ok) {
       if (strict) ExpectMatchesOracle(*strict, oracle.value, Profile::kStrict, text);
@@ -140,6 +150,56 @@ TEST(JsonOracle, RandomHeadersAgreeWithNlohmann) {
   // The generator must give nlohmann something to reject, or this proves little.
   EXPECT_GT(oracle_rejects, iterations / 20);
   std::printf("nlohmann rejects %d\n", oracle_rejects);
+}
+
+// Hand-picked headers for each row of fuzz/nlohmann_syntax.h's table, both
+// profiles: stguard's HEADER_NOT_JSON offset against nlohmann's position.
+TEST(JsonOracle, SyntaxErrorOffsetsMatchNlohmann) {
+  const std::vector<std::string> headers = {
+      R"({"a": [1,2})",
+      R"({"a": "x})",
+      R"({"a":trux})",
+      R"({"a":tr)",
+      R"({"a":{"dtype":"U8","shape":[0],"data_offsets":[0,0],"x":"\q"}})",
+      R"({"a":"\udc00"})",
+      R"({"a":"\ud800"})",
+      R"({"a":"\ud800\n"})",
+      R"({"a":"\ud800\u0041"})",
+      R"({"a":"\ud800)",
+      R"({"a":"\u12g4"})",
+      R"({"a":{"dtype":"U8","shape":[016],"data_offsets":[0,0]}})",
+      R"({"a":{"dtype":"U8","shape":[-01],"data_offsets":[0,0]}})",
+      R"({"a":{"dtype":"U8","shape":[0-2],"data_offsets":[0,0]}})",
+      R"({"a":{"dtype":"U8","shape":[08.],"data_offsets":[0,0]}})",
+      R"({"a" 12})",
+      R"({"a" "bc"})",
+      R"({"a":5 true})",
+      R"({"a":-})",
+      R"({"a":1.})",
+      R"({"a":1e})",
+      R"({"a":[1,]})",
+      R"({"__metadata__":{"k":1,"j":"x}})",
+      "{\"a\":\"\t\"}",
+      "{",
+      "",
+      R"({} x)",
+      R"({}{})",
+      R"({},"__metadata__":{}})",
+      R"({"a":5}})",
+      " [1,2",
+      "[1,2",
+  };
+  for (const std::string& text : headers) {
+    SCOPED_TRACE("header: " + text);
+    ASSERT_FALSE(ReadWithNlohmann(text).syntax_ok);
+    const std::vector<std::uint8_t> file = stguard_test::make_file(text);
+    for (const Profile profile : {Profile::kStrict, Profile::kReference}) {
+      const auto result = stguard::parse(file, stguard_test::WithProfile(profile));
+      ASSERT_FALSE(result.has_value());
+      EXPECT_EQ(stguard_fuzz::check_syntax_reason(result.error(), profile, text), "")
+          << stguard::profile_name(profile);
+    }
+  }
 }
 
 }  // namespace
