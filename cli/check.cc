@@ -27,12 +27,12 @@ Options:
   --profile strict|reference  strict (default): the hardened reading of the format.
                               reference: accept exactly what the upstream Rust reader accepts.
   --json                      one JSON object per file, one per line, on stdout
-  --max-header-bytes N        largest accepted header length N (default 100000000,
-                              upstream's cap, in both profiles)
-  --max-tensors N             most tensors in one header (default: strict 10000000,
-                              reference none)
-  --max-rank N                most dimensions in one shape (default: strict 1024,
-                              reference none)
+  --max-header-bytes N        largest accepted header length N
+                              (default: 100000000, upstream's cap, in both profiles)
+  --max-tensors N             most tensors in one header
+                              (default: strict 10000000, reference none)
+  --max-rank N                most dimensions in one shape
+                              (default: strict 1024, reference none)
   --max-name-bytes N          longest tensor name or metadata key, in bytes after
                               unescaping (default: strict 65536, reference none)
                               Each limit N is a decimal in [0, 18446744073709551615]

@@ -37,12 +37,12 @@ shape, range relative to the data buffer [begin,end), absolute file range
 Options:
   --json                      one JSON object instead of the table
   --profile strict|reference  how to read the header (default strict)
-  --max-header-bytes N        largest accepted header length N (default 100000000,
-                              upstream's cap, in both profiles)
-  --max-tensors N             most tensors in one header (default: strict 10000000,
-                              reference none)
-  --max-rank N                most dimensions in one shape (default: strict 1024,
-                              reference none)
+  --max-header-bytes N        largest accepted header length N
+                              (default: 100000000, upstream's cap, in both profiles)
+  --max-tensors N             most tensors in one header
+                              (default: strict 10000000, reference none)
+  --max-rank N                most dimensions in one shape
+                              (default: strict 1024, reference none)
   --max-name-bytes N          longest tensor name or metadata key, in bytes after
                               unescaping (default: strict 65536, reference none)
                               Each limit N is a decimal in [0, 18446744073709551615]
