@@ -66,11 +66,12 @@ std::optional<Profile> profile_from_name(std::string_view name) noexcept;
 // "none" is kNoLimit. Without caps, memory stays bounded by a small constant
 // times N and time stays linear in N (see the guarantees above); the one
 // implementation limit left is kMaxTensorsSupported, which only a header of
-// more than about 70 GB could reach.
+// tens of gigabytes could reach.
 inline constexpr std::uint64_t kNoLimit = UINT64_MAX;
 inline constexpr std::uint64_t kMaxTensorsSupported = 0xFFFFFFFEu;  // 2^32 - 2
 
-// The caps in force for a parse: every field set (kNoLimit for none).
+// The caps in force for a parse: every field set (kNoLimit for none). A
+// default-constructed one equals kReferenceLimits.
 struct ResolvedLimits {
   // Largest accepted N. The upstream constant: 100,000,000 is accepted,
   // 100,000,001 rejected. Checked before the file length.
