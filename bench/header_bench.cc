@@ -10,11 +10,13 @@
 //   build/release/bench/stguard_header_bench --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "stguard/header.h"
 #include "synthetic_header.h"
@@ -143,6 +145,48 @@ void BM_NlohmannDom(benchmark::State& state) {
   set_counters(state, h);
 }
 
+// What only the reference profile reads (it has no name, rank or count caps,
+// as upstream): one tensor with a name of range(0) bytes, or with a shape of
+// range(0) dimensions. Time must grow linearly with the argument: a 4x larger
+// argument costs about 4x, never 16x (issue 14, item 7).
+std::vector<std::uint8_t> one_tensor_file(const std::string& name, const std::string& shape) {
+  const std::string header =
+      "{\"" + name + "\":{\"dtype\":\"U8\",\"shape\":[" + shape + "],\"data_offsets\":[0,1]}}";
+  std::vector<std::uint8_t> file(8 + header.size() + 1, 0);
+  for (int i = 0; i < 8; ++i) file[i] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+  std::copy(header.begin(), header.end(), file.begin() + 8);
+  return file;
+}
+
+void run_reference_file(benchmark::State& state, const std::vector<std::uint8_t>& file) {
+  stguard::ParseOptions options;
+  options.profile = stguard::Profile::kReference;
+  {
+    const stguard::Result<stguard::Header> check = stguard::parse(file, options);
+    if (!check) {
+      state.SkipWithError(check.error().to_string().c_str());
+      return;
+    }
+  }
+  for (auto _ : state) {
+    stguard::Result<stguard::Header> result = stguard::parse(file, options);
+    benchmark::DoNotOptimize(result);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(file.size()));
+}
+
+void BM_ReferenceLongName(benchmark::State& state) {
+  const std::string name(static_cast<std::size_t>(state.range(0)), 'n');
+  run_reference_file(state, one_tensor_file(name, "1"));
+}
+
+void BM_ReferenceHighRank(benchmark::State& state) {
+  std::string shape = "1";
+  for (std::int64_t i = 1; i < state.range(0); ++i) shape += ",1";
+  run_reference_file(state, one_tensor_file("t", shape));
+}
+
 // Headers of 10k tensors (~1 MB) and 100k tensors (~10 MB).
 void header_sizes(benchmark::internal::Benchmark* b) {
   b->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
@@ -154,6 +198,16 @@ BENCHMARK(BM_StguardValidateReference)->Apply(header_sizes);
 BENCHMARK(BM_StguardParseStrict)->Apply(header_sizes);
 BENCHMARK(BM_StguardParseReference)->Apply(header_sizes);
 BENCHMARK(BM_NlohmannSaxNoOp)->Apply(header_sizes);
+BENCHMARK(BM_ReferenceLongName)
+    ->Arg(250'000)
+    ->Arg(1'000'000)
+    ->Arg(4'000'000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ReferenceHighRank)
+    ->Arg(25'000)
+    ->Arg(100'000)
+    ->Arg(400'000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NlohmannDom)->Apply(header_sizes);
 
 }  // namespace

@@ -17,7 +17,8 @@
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage = "stguard adapter [--profile strict|reference] FILE";
+constexpr std::string_view kUsage =
+    "stguard adapter [--profile strict|reference] [--max-... N] FILE";
 
 constexpr std::string_view kHelp =
     R"(Reads FILE with stguard (mmap, every check of the profile) and prints one JSON
@@ -29,7 +30,17 @@ A file that cannot be opened is a reject with reason IO_ERROR.
 
 Options:
   --profile strict|reference  as for `stguard check` (default strict)
-  --max-header-bytes N        largest accepted header length N (default 100000000)
+  --max-header-bytes N        largest accepted header length N
+                              (default: 100000000, upstream's cap, in both profiles)
+  --max-tensors N             most tensors in one header
+                              (default: strict 10000000, reference none)
+  --max-rank N                most dimensions in one shape
+                              (default: strict 1024, reference none)
+  --max-name-bytes N          longest tensor name or metadata key, in bytes after
+                              unescaping (default: strict 65536, reference none)
+                              Each limit N is a decimal in [0, 18446744073709551615]
+                              or "none"; a file beyond one is rejected with
+                              LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).
   -h, --help                  show this help
 
 Exit status: 0 for accept and reject alike, 2 for usage errors.

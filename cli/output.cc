@@ -13,7 +13,32 @@ namespace stguard::cli {
 void add_parse_flags(CLI::App& app, ParseFlags& flags) {
   app.add_option("--profile", flags.profile);
   app.add_option("--max-header-bytes", flags.max_header_bytes);
+  app.add_option("--max-tensors", flags.max_tensors);
+  app.add_option("--max-rank", flags.max_rank);
+  app.add_option("--max-name-bytes", flags.max_name_bytes);
 }
+
+namespace {
+
+// One limit flag's value into `out`: a decimal u64, or "none" for kNoLimit.
+bool parse_limit(std::string_view flag, const std::optional<std::string>& text,
+                 std::optional<std::uint64_t>& out, std::string* error) {
+  if (!text) return true;
+  if (*text == "none") {
+    out = kNoLimit;
+    return true;
+  }
+  const std::optional<std::uint64_t> n = base::parse_u64(*text);
+  if (!n) {
+    *error = std::string(flag) +
+             " needs a decimal number in [0, 18446744073709551615] or 'none', got '" + *text + "'";
+    return false;
+  }
+  out = *n;
+  return true;
+}
+
+}  // namespace
 
 std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::string* error) {
   ParseOptions options;
@@ -23,14 +48,12 @@ std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::strin
     return std::nullopt;
   }
   options.profile = *profile;
-  if (flags.max_header_bytes) {
-    const std::optional<std::uint64_t> n = base::parse_u64(*flags.max_header_bytes);
-    if (!n) {
-      *error = "--max-header-bytes needs a decimal number in [0, 2^64), got '" +
-               *flags.max_header_bytes + "'";
-      return std::nullopt;
-    }
-    options.limits.max_header_bytes = *n;
+  Limits& limits = options.limits;
+  if (!parse_limit("--max-header-bytes", flags.max_header_bytes, limits.max_header_bytes, error) ||
+      !parse_limit("--max-tensors", flags.max_tensors, limits.max_tensors, error) ||
+      !parse_limit("--max-rank", flags.max_rank, limits.max_rank, error) ||
+      !parse_limit("--max-name-bytes", flags.max_name_bytes, limits.max_name_bytes, error)) {
+    return std::nullopt;
   }
   return options;
 }

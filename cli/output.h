@@ -17,13 +17,18 @@
 
 namespace stguard::cli {
 
-// --profile and --max-header-bytes, as check, inspect and adapter take them.
+// --profile and the limit flags, as check, inspect and adapter take them.
+// A limit flag left out keeps the profile's default (stguard/header.h).
 struct ParseFlags {
   std::string profile = "strict";
   std::optional<std::string> max_header_bytes;
+  std::optional<std::string> max_tensors;
+  std::optional<std::string> max_rank;
+  std::optional<std::string> max_name_bytes;
 };
 void add_parse_flags(CLI::App& app, ParseFlags& flags);
 // The ParseOptions the flags ask for; nullopt and *error for a bad value.
+// Each limit is a decimal in [0, 2^64) or "none" (kNoLimit).
 std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::string* error);
 
 // The fields every per-file JSON record of check and inspect starts with:

@@ -235,8 +235,19 @@ void check_writer_refusals(const stguard::Header& h, const std::uint8_t* data,
 // A file only the reference profile accepts.
 void check_reference_only(const stguard::Header& h, const std::uint8_t* data) {
   const std::vector<stguard::TensorToWrite> tensors = to_write(h, data);
+  const stguard::MetadataPairs metadata = h.metadata.value_or(stguard::MetadataPairs{});
+  // The reference profile has none of strict's own caps (name length, rank,
+  // tensor count), as upstream: with the writer's (strict's) defaults such a
+  // file is refused for a limit, and with the caps lifted it is written and
+  // read back by strict with the caps lifted.
+  const stguard::Result<std::vector<std::uint8_t>> capped =
+      stguard::write_safetensors(tensors, metadata);
+  stguard::ParseOptions uncapped;
+  uncapped.limits.max_tensors = stguard::kNoLimit;
+  uncapped.limits.max_rank = stguard::kNoLimit;
+  uncapped.limits.max_name_bytes = stguard::kNoLimit;
   const stguard::Result<std::vector<std::uint8_t>> written =
-      stguard::write_safetensors(tensors, h.metadata.value_or(stguard::MetadataPairs{}));
+      stguard::write_safetensors(tensors, metadata, uncapped.limits);
   if (!written) {
     // What the reference profile takes and the writer (strict) cannot write:
     // U+0000 in a name or value, and a shape whose non-zero dimensions
@@ -245,9 +256,12 @@ void check_reference_only(const stguard::Header& h, const std::uint8_t* data) {
     check(r == stguard::Reason::kNameInvalid || r == stguard::Reason::kMetadataInvalid ||
               r == stguard::Reason::kSizeOverflow,
           "writer refuses a reference-accepted file for something strict would not refuse");
+    check(!capped.has_value(), "writer: lifting the caps refuses what the caps allowed");
     return;
   }
-  const stguard::Result<stguard::Header> back = stguard::parse(*written);
+  check(capped.has_value() || capped.error().reason == stguard::Reason::kLimitExceeded,
+        "writer refuses a reference-accepted file with strict's caps, not for a limit");
+  const stguard::Result<stguard::Header> back = stguard::parse(*written, uncapped);
   check(back.has_value(), "strict rejects the writer's output of a reference-accepted file");
   check_same_content(h, data, *back, *written);
 }

@@ -76,6 +76,25 @@ std::optional<Profile> profile_from_name(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+ResolvedLimits default_limits(Profile profile) noexcept {
+  switch (profile) {
+    case Profile::kStrict:
+      return kStrictLimits;
+    case Profile::kReference:
+      return kReferenceLimits;
+  }
+  return kStrictLimits;
+}
+
+ResolvedLimits resolve_limits(Profile profile, const Limits& overrides) noexcept {
+  ResolvedLimits limits = default_limits(profile);
+  limits.max_header_bytes = overrides.max_header_bytes.value_or(limits.max_header_bytes);
+  limits.max_tensors = overrides.max_tensors.value_or(limits.max_tensors);
+  limits.max_rank = overrides.max_rank.value_or(limits.max_rank);
+  limits.max_name_bytes = overrides.max_name_bytes.value_or(limits.max_name_bytes);
+  return limits;
+}
+
 const TensorInfo* Header::find(std::string_view name) const noexcept {
   for (const TensorInfo& t : tensors) {
     if (t.name == name) return &t;
@@ -96,12 +115,14 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
                                  file_size, " bytes are available")};
   }
   const std::uint64_t n = detail::load_le64(first_bytes.data());
+  const std::uint64_t max_header_bytes =
+      limits.max_header_bytes.value_or(kStrictLimits.max_header_bytes);
   // Upstream checks the cap before the file length, so a huge N on a short
   // file is HEADER_TOO_LARGE.
-  if (n > limits.max_header_bytes) {
-    return Error{Reason::kHeaderTooLarge, 0,
-                 detail::message("header length ", n, " exceeds max_header_bytes ",
-                                 limits.max_header_bytes)};
+  if (n > max_header_bytes) {
+    return Error{
+        Reason::kHeaderTooLarge, 0,
+        detail::message("header length ", n, " exceeds max_header_bytes ", max_header_bytes)};
   }
   if (n > file_size - 8) {
     return Error{Reason::kHeaderLengthExceedsFile, 0,

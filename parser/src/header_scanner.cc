@@ -1,5 +1,6 @@
 #include "header_scanner.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,11 +14,17 @@ namespace {
 constexpr std::string_view kMetadataKey = "__metadata__";
 constexpr std::size_t kUsualMetadataEntries = 4;
 
+ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
+  ResolvedLimits limits = resolve_limits(options.profile, options.limits);
+  limits.max_tensors = std::min(limits.max_tensors, kMaxTensorsSupported);
+  return limits;
+}
+
 }  // namespace
 
 HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
                              std::uint64_t file_base, const ParseOptions& options) noexcept
-    : lex_(begin, end, file_base), options_(options) {}
+    : lex_(begin, end, file_base), options_(options), limits_(scanner_limits(options)) {}
 
 HeaderScanner::~HeaderScanner() {
   if (!borrowed_spares_) return;
@@ -28,11 +35,11 @@ HeaderScanner::~HeaderScanner() {
 
 bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
                                bool is_metadata_key) {
-  if (name.text.size() > options_.limits.max_name_bytes) {
+  if (name.text.size() > limits_.max_name_bytes) {
     return lex_.fail(Reason::kLimitExceeded, at,
                      message(is_metadata_key ? "metadata key" : "tensor name", " of ",
                              std::uint64_t{name.text.size()}, " bytes exceeds max_name_bytes ",
-                             options_.limits.max_name_bytes));
+                             limits_.max_name_bytes));
   }
   if (strict() && name.has_nul) {
     return lex_.fail(Reason::kNameInvalid, at,
@@ -56,7 +63,7 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   // avoids most regrowth copies while staying within ~1x the header size.
   const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
   const std::size_t expected_tensors = header_size / 64;
-  if (expected_tensors <= options_.limits.max_tensors) {
+  if (expected_tensors <= limits_.max_tensors) {
     out.tensors.reserve(expected_tensors);
     if (out.keep_details) {
       out.details.reserve(expected_tensors);
@@ -167,10 +174,9 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         if (!read_metadata(out.metadata)) return false;
       } else {
         if (!check_name(key, key_at, false)) return false;
-        if (tensors.size() >= options_.limits.max_tensors) {
-          return lex_.fail(
-              Reason::kLimitExceeded, key_at,
-              message("more than max_tensors (", options_.limits.max_tensors, ") tensors"));
+        if (tensors.size() >= limits_.max_tensors) {
+          return lex_.fail(Reason::kLimitExceeded, key_at,
+                           message("more than max_tensors (", limits_.max_tensors, ") tensors"));
         }
         const auto new_index = static_cast<std::uint32_t>(tensors.size());
         TensorRecord& tensor = tensors.emplace_back();

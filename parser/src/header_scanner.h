@@ -81,6 +81,9 @@ class HeaderScanner {
 
   JsonLexer lex_;
   const ParseOptions& options_;
+  // options_.limits resolved against the profile; max_tensors at most
+  // kMaxTensorsSupported (tensor indices are 32-bit).
+  const ResolvedLimits limits_;
 
   std::string key_scratch_;
   std::string value_scratch_;

@@ -67,7 +67,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   } else {
     for (;;) {
       // The rank cap is the general reader's to report.
-      if (rank >= options_.limits.max_rank || !room(q, 24)) return give_up();
+      if (rank >= limits_.max_rank || !room(q, 24)) return give_up();
       std::uint64_t dim;
       const std::uint8_t* after = read_plain_u64(q, dim);
       if (after == nullptr) return give_up();
@@ -273,10 +273,9 @@ bool HeaderScanner::read_shape(TensorRecord& tensor) {
     return finish();
   }
   for (;;) {
-    if (rank >= options_.limits.max_rank) {
-      return lex_.fail(
-          Reason::kLimitExceeded, lex_.pos(),
-          message("shape has more than max_rank (", options_.limits.max_rank, ") dimensions"));
+    if (rank >= limits_.max_rank) {
+      return lex_.fail(Reason::kLimitExceeded, lex_.pos(),
+                       message("shape has more than max_rank (", limits_.max_rank, ") dimensions"));
     }
     std::uint64_t dim;
     if (!lex_.read_u64_element(Reason::kShapeInvalid, "shape dimension", dim)) return false;

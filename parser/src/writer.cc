@@ -89,8 +89,10 @@ Result<std::uint64_t> implied_size(const TensorToWrite& t) {
 }  // namespace
 
 Result<WrittenHeader> write_header(std::span<const TensorToWrite> tensors,
-                                   const MetadataPairs& metadata, const Limits& limits) {
-  // Refuse what the strict parser would reject, before writing anything.
+                                   const MetadataPairs& metadata, const Limits& overrides) {
+  // Refuse what the strict parser would reject, before writing anything:
+  // with strict's limits, as that parser would apply them.
+  const ResolvedLimits limits = resolve_limits(Profile::kStrict, overrides);
   std::unordered_set<std::string_view> names;
   names.reserve(tensors.size());
   std::vector<std::uint64_t> sizes(tensors.size());

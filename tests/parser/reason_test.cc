@@ -500,10 +500,12 @@ TEST(Profiles, NamesRoundTrip) {
 }
 
 TEST(Limits, DocumentedDefaults) {
-  const stguard::Limits limits;
-  EXPECT_EQ(limits.max_header_bytes, 100'000'000U);
-  // Real checkpoints have 1.29M tensors; the cap must not be below that.
-  EXPECT_GE(limits.max_tensors, 1'290'000U);
+  for (const Profile profile : {Profile::kStrict, Profile::kReference}) {
+    const stguard::ResolvedLimits limits = stguard::default_limits(profile);
+    EXPECT_EQ(limits.max_header_bytes, 100'000'000U);
+    // Real checkpoints have 1.29M tensors; the cap must not be below that.
+    EXPECT_GE(limits.max_tensors, 1'290'000U);
+  }
 }
 
 }  // namespace

@@ -74,8 +74,9 @@ class File {
 // offset is neither used nor moved (pread), so it may be shared.
 //
 // Memory: one buffer of 8 + N bytes, allocated only after N is checked
-// against options.limits.max_header_bytes and the file size, so never more
-// than max_header_bytes + 8 whatever the prefix says; then parse_header's.
+// against max_header_bytes (options.limits' or the profile's default) and the
+// file size, so never more than max_header_bytes + 8 whatever the prefix
+// says; then parse_header's.
 //
 // Errors: kIoError, offset 0, when `fd` is not an open descriptor (fstat
 // fails), is a directory, is not a regular file (FIFO, socket, device: they

@@ -48,26 +48,73 @@ enum class Profile : std::uint8_t {
 std::string_view profile_name(Profile profile) noexcept;  // "strict" | "reference"
 std::optional<Profile> profile_from_name(std::string_view name) noexcept;
 
-// Resource caps. Each default is generous enough for every real checkpoint
-// known (the largest seen has 1.29M tensors in a 126 MB header, which the
-// upstream size cap rejects); raise max_header_bytes to read such files.
-// Exceeding max_header_bytes gives kHeaderTooLarge, any other cap
-// kLimitExceeded.
-struct Limits {
+// Resource caps. Each profile has its own defaults, and a caller overrides
+// any of them field by field:
+//
+//   | cap              | strict      | reference   | exceeded gives     |
+//   |------------------|-------------|-------------|--------------------|
+//   | max_header_bytes | 100,000,000 | 100,000,000 | kHeaderTooLarge    |
+//   | max_tensors      | 10,000,000  | none        | kLimitExceeded     |
+//   | max_rank         | 1,024       | none        | kLimitExceeded     |
+//   | max_name_bytes   | 65,536      | none        | kLimitExceeded     |
+//
+// The reference profile imposes only upstream's own cap, the 100,000,000-byte
+// header: upstream reads any name length, rank and tensor count, and so does
+// the reference profile. Strict keeps caps of its own, far above every real
+// checkpoint known (the largest seen has 1.29M tensors in a 126 MB header,
+// which the upstream size cap rejects; raise max_header_bytes to read it).
+// "none" is kNoLimit. Without caps, memory stays bounded by a small constant
+// times N and time stays linear in N (see the guarantees above); the one
+// implementation limit left is kMaxTensorsSupported, which only a header of
+// tens of gigabytes could reach.
+inline constexpr std::uint64_t kNoLimit = UINT64_MAX;
+inline constexpr std::uint64_t kMaxTensorsSupported = 0xFFFFFFFEu;  // 2^32 - 2
+
+// The caps in force for a parse: every field set (kNoLimit for none). A
+// default-constructed one equals kReferenceLimits.
+struct ResolvedLimits {
   // Largest accepted N. The upstream constant: 100,000,000 is accepted,
   // 100,000,001 rejected. Checked before the file length.
   std::uint64_t max_header_bytes = 100'000'000;
-  // Most tensors in one header.
-  std::uint64_t max_tensors = 10'000'000;
+  // Most tensors in one header (counted after the reference profile merges
+  // repeated names). Above kMaxTensorsSupported, kMaxTensorsSupported holds.
+  std::uint64_t max_tensors = kNoLimit;
   // Most dimensions in one shape.
-  std::uint64_t max_rank = 1024;
+  std::uint64_t max_rank = kNoLimit;
   // Longest tensor name or metadata key, in bytes after unescaping.
-  std::uint64_t max_name_bytes = 65'536;
+  std::uint64_t max_name_bytes = kNoLimit;
+
+  friend bool operator==(const ResolvedLimits&, const ResolvedLimits&) = default;
 };
+
+// The defaults of each profile (the table above).
+inline constexpr ResolvedLimits kStrictLimits{100'000'000, 10'000'000, 1024, 65'536};
+inline constexpr ResolvedLimits kReferenceLimits{100'000'000, kNoLimit, kNoLimit, kNoLimit};
+static_assert(kStrictLimits.max_header_bytes == kReferenceLimits.max_header_bytes,
+              "parse_header_length and the writer rely on one header default");
+
+// Overrides of the profile's defaults: a field left empty takes the default
+// of the profile being parsed; a field set replaces it (kNoLimit for none).
+//
+//   stguard::ParseOptions options;
+//   options.profile = stguard::Profile::kReference;  // no name, rank or count caps
+//   options.limits.max_rank = 64;                    // but at most 64 dimensions
+struct Limits {
+  std::optional<std::uint64_t> max_header_bytes;
+  std::optional<std::uint64_t> max_tensors;
+  std::optional<std::uint64_t> max_rank;
+  std::optional<std::uint64_t> max_name_bytes;
+};
+
+// kStrictLimits or kReferenceLimits.
+ResolvedLimits default_limits(Profile profile) noexcept;
+// The profile's defaults with `overrides` applied: what a parse with
+// ParseOptions{profile, overrides} enforces.
+ResolvedLimits resolve_limits(Profile profile, const Limits& overrides) noexcept;
 
 struct ParseOptions {
   Profile profile = Profile::kStrict;
-  Limits limits;
+  Limits limits;  // overrides of the profile's defaults; empty: the defaults
 };
 
 // One tensor as the header declares it. Offsets are relative to the start of
@@ -105,7 +152,9 @@ struct Header {
 };
 
 // Reads the length prefix and checks it against the limits and the file size
-// (kHeaderTooSmall, kHeaderTooLarge, kHeaderLengthExceedsFile). `first_bytes`
+// (kHeaderTooSmall, kHeaderTooLarge, kHeaderLengthExceedsFile). Only
+// limits.max_header_bytes applies, whose default is the same in both
+// profiles. `first_bytes`
 // needs at least 8 bytes unless the file is shorter. Returns N. Useful to know
 // how many bytes to read before calling parse_header on a stream.
 Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_bytes,

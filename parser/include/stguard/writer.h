@@ -43,7 +43,9 @@ struct TensorToWrite {
 
 using MetadataPairs = std::vector<std::pair<std::string, std::string>>;
 
-// The whole file in memory.
+// The whole file in memory. `limits` are resolved against the strict
+// profile (resolve_limits(Profile::kStrict, limits)): the writer refuses what
+// the strict parser would reject, so only what strict accepts is written.
 Result<std::vector<std::uint8_t>> write_safetensors(std::span<const TensorToWrite> tensors,
                                                     const MetadataPairs& metadata = {},
                                                     const Limits& limits = {});
