@@ -151,6 +151,30 @@ TEST(VerifySymlinks, SymlinkLeavingDirIsNeverFollowed) {
       << describe(relative);
 }
 
+// A symlink loop inside DIR is not an escape: its own kind, for shards and
+// indexes alike.
+TEST(VerifySymlinks, SymlinkLoopIsItsOwnFinding) {
+  const TempDir dir;
+  write_good_model(dir);
+  fs::remove(dir.file(kShard2));
+  fs::create_symlink("loop.b", dir.path() / kShard2);
+  fs::create_symlink(kShard2, dir.path() / "loop.b");
+  VerifyOptions follow;
+  follow.follow_symlinks = true;
+  const VerifyReport report = verify(dir, follow);
+  // The shard's tensors are then missing from the folder, as the index says.
+  EXPECT_EQ(report.count(FindingKind::kSymlinkLoop), 1u) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kSymlinkEscapes), 0u) << describe(report);
+  EXPECT_EQ(shard(report, kShard2)->verdict, ShardVerdict::kSkipped);
+  EXPECT_EQ(shard(report, kShard2)->kind, FindingKind::kSymlinkLoop);
+
+  fs::remove(dir.file(stguard_test::kIndex));
+  fs::create_symlink(stguard_test::kIndex, dir.path() / stguard_test::kIndex);  // to itself
+  const VerifyReport index = verify(dir, follow);
+  EXPECT_EQ(index.count(FindingKind::kSymlinkLoop), 2u) << describe(index);
+  EXPECT_EQ(index.count(FindingKind::kSymlinkEscapes), 0u) << describe(index);
+}
+
 TEST(VerifySymlinks, SymlinkedConfigIsOnlyAWarning) {
   const TempDir dir;
   write_good_model(dir);
