@@ -78,7 +78,11 @@ for name in "${commands[@]}"; do
     fi
     wait "$pid"
     status=$?
-    tally[$name.$status]=$((${tally[$name.$status]:-0} + 1))
+    # How the run saw the cut: an I/O error that says where the file ended
+    # ("io"), or none (it finished first, or saw only the shorter file).
+    outcome=$status
+    if grep -qE 'IO_ERROR|shrank|ended at byte' "$work/out" "$work/err"; then outcome="$status(io)"; fi
+    tally[$name.$outcome]=$((${tally[$name.$outcome]:-0} + 1))
     if ((status >= 128)) || grep -q 'Sanitizer' "$work/err"; then
       echo "FAIL: stguard $name: exit $status after the file was $how" >&2
       sed 's/^/  | /' "$work/err" | head -20 >&2
@@ -89,7 +93,7 @@ done
 
 for name in "${commands[@]}"; do
   line="$name:"
-  for status in $(printf '%s\n' "${!tally[@]}" | sed -n "s/^$name\.//p" | sort -n); do
+  for status in $(printf '%s\n' "${!tally[@]}" | sed -n "s/^$name\.//p" | sort); do
     line+=" exit $status x${tally[$name.$status]}"
   done
   echo "$line"
