@@ -13,7 +13,7 @@
 //               << stguard::base::terminal_safe(f.message) << "\n";
 //   }
 //   std::cout << stguard::base::json_line(stguard::verify::report_to_json(report)) << "\n";
-//   return report.exit_code();  // 0 whole, 1 problems found, 2 could not run
+//   return report.exit_code();  // 0 whole, 1 problems found, 2 could not run or read
 //
 // Read-only by construction: DIR is opened once and every file inside it is
 // opened relative to that descriptor with base::open_beneath (read-only,
