@@ -175,6 +175,22 @@ TEST(VerifySymlinks, SymlinkLoopIsItsOwnFinding) {
   EXPECT_EQ(index.count(FindingKind::kSymlinkEscapes), 0u) << describe(index);
 }
 
+// An index that cannot be read is index_unreadable (exit status 2), not a
+// malformed index: here a followed symlink to a directory.
+TEST(VerifySymlinks, IndexThatCannotBeReadIsUnreadable) {
+  const TempDir dir;
+  write_good_model(dir);
+  fs::remove(dir.file(stguard_test::kIndex));
+  fs::create_directory(dir.path() / "sub");
+  fs::create_symlink("sub", dir.path() / stguard_test::kIndex);
+  VerifyOptions follow;
+  follow.follow_symlinks = true;
+  const VerifyReport report = verify(dir, follow);
+  EXPECT_EQ(report.count(FindingKind::kIndexUnreadable), 1u) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kIndexMalformed), 0u) << describe(report);
+  EXPECT_EQ(report.exit_code(), 2);
+}
+
 TEST(VerifySymlinks, SymlinkedConfigIsOnlyAWarning) {
   const TempDir dir;
   write_good_model(dir);
