@@ -120,7 +120,9 @@ TEST(SigbusGuardTest, Sha256MmapOfAFileTruncatedAfterMappingIsAnError) {
   });
   const Sha256Outcome out = sha256_fd(file.fd(), {.io = HashIo::kMmap}, &progress);
   cutter.join();
-  if (!out.ok()) EXPECT_NE(out.error.find("ended at byte"), std::string::npos) << out.error;
+  if (!out.ok()) {
+    EXPECT_NE(out.error.find("ended at byte"), std::string::npos) << out.error;
+  }
 }
 
 // A SIGBUS outside any guarded range still ends the process, as it would
