@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/hex.h"
+#include "base/sigbus_guard.h"
 
 namespace stguard::base {
 
@@ -131,9 +132,24 @@ Sha256Outcome hash_by_mmap(int fd, std::uint64_t size, Sha256& hash,
   }
   (void)::madvise(map, length, MADV_SEQUENTIAL);
   const auto* bytes = static_cast<const std::uint8_t*>(map);
+  // A file that shrinks under the mapping raises SIGBUS on the first page
+  // past its new end; the guard turns that into an error instead of a crash.
+  // Each step is guarded on its own so that `offset` is not a local changed
+  // between sigsetjmp and siglongjmp.
   for (std::size_t offset = 0; offset < length;) {
     const std::size_t step = std::min(length - offset, kMapStep);
-    hash.update(std::span(bytes + offset, step));
+    const std::optional<std::uint64_t> fault = with_sigbus_guard(
+        bytes + offset, step, [&] { hash.update(std::span(bytes + offset, step)); });
+    if (fault) {
+      struct stat st {};
+      const std::uint64_t ended =
+          ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size
+              ? static_cast<std::uint64_t>(st.st_size)
+              : offset + *fault;
+      out.error = "file shrank while being hashed: ended at byte " + std::to_string(ended) +
+                  " of " + std::to_string(size);
+      break;
+    }
     offset += step;
     advance(progress, step);
   }

@@ -64,6 +64,8 @@ enum class HashIo : std::uint8_t {
   // file that shrinks while being hashed gives a clean error.
   kRead = 0,
   // mmap with MADV_SEQUENTIAL, hashed in 8 MiB steps: one copy per byte less.
+  // Reads run under base::with_sigbus_guard, so a file that shrinks while
+  // being hashed gives the same clean error as kRead, not a SIGBUS.
   kMmap = 1,
 };
 

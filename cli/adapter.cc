@@ -21,12 +21,13 @@ constexpr std::string_view kUsage =
     "stguard adapter [--profile strict|reference] [--max-... N] FILE";
 
 constexpr std::string_view kHelp =
-    R"(Reads FILE with stguard (mmap, every check of the profile) and prints one JSON
-object on stdout, the adapter protocol `stguard conform` grades readers by:
+    R"(Reads FILE into memory with stguard (every check of the profile) and prints one
+JSON object on stdout, the adapter protocol `stguard conform` grades readers by:
   {"verdict":"accept","error":null,"tensors":[{"name","dtype","shape",
    "data_offsets","sha256"}]}      sha256 of each tensor's bytes, header order
   {"verdict":"reject","error":"REASON at byte OFFSET: MESSAGE"}
-A file that cannot be opened is a reject with reason IO_ERROR.
+A file that cannot be opened or read (it shrank while being read) is a reject
+with reason IO_ERROR.
 
 Options:
   --profile strict|reference  as for `stguard check` (default strict)
@@ -58,7 +59,9 @@ int run_adapter(const Command& command, const AdapterArgs& args) {
   if (args.files.size() != 1) return usage_error(command, "expected one FILE");
 
   nlohmann::ordered_json out;
-  Result<File> file = File::open(args.files.front(), *options);
+  // Read, not mapped: the tensor bytes are all hashed, and a file truncated
+  // meanwhile must give an IO_ERROR reject, not a SIGBUS.
+  Result<File> file = File::open(args.files.front(), *options, File::Access::kRead);
   if (!file) {
     out["verdict"] = "reject";
     out["error"] = file.error().to_string();

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/decimal.h"
@@ -278,6 +280,39 @@ std::optional<fs::path> reader_dir(const std::string& value, const fs::path& ada
   return std::nullopt;
 }
 
+// Why the first word of an --adapter command names nothing that can run,
+// for a word conf::resolve_executable did not resolve: a word with a slash is
+// a path (relative to `working_dir`); one without is looked up on PATH, as a
+// shell does. A file that is there but not executable is named as such.
+std::string why_not_executable(const std::string& word, const fs::path& working_dir) {
+  const std::string quoted = "'" + base::terminal_safe(word) + "'";
+  std::error_code ec;
+  if (word.find('/') != std::string::npos) {
+    const fs::path path = fs::path(word).is_relative() ? working_dir / word : fs::path(word);
+    if (fs::is_directory(path, ec)) return quoted + " is a directory, not an executable file";
+    if (fs::exists(path, ec)) return quoted + " exists but is not an executable file (chmod +x?)";
+    return "cannot find the executable " + quoted;
+  }
+  const char* path_env = std::getenv("PATH");
+  std::string_view dirs = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / word;
+    if (fs::is_regular_file(candidate, ec)) {
+      return quoted + " exists in " + base::terminal_safe(candidate.parent_path().string()) +
+             " (on PATH) but is not an executable file (chmod +x?)";
+    }
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  if (fs::exists(working_dir / word, ec)) {
+    return "cannot find the executable " + quoted + " on PATH; for the file " + quoted +
+           " here, write './" + base::terminal_safe(word) + "'";
+  }
+  return "cannot find the executable " + quoted;
+}
+
 // Turns the reader arguments into specs, in order.
 std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions& options,
                                                              std::string* error) {
@@ -316,11 +351,7 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
     }
     if (arg.kind == ReaderArg::Kind::kAdapter &&
         !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
-      const std::string& word = spec->command.front();
-      std::error_code ec;
-      const bool exists = word.find('/') != std::string::npos && fs::exists(word, ec);
-      *error = exists ? "--adapter: '" + word + "' is not an executable file (chmod +x?)"
-                      : "--adapter: cannot find the executable '" + word + "'";
+      *error = "--adapter: " + why_not_executable(spec->command.front(), spec->working_dir);
       return std::nullopt;
     }
     specs.push_back(std::move(*spec));

@@ -5,6 +5,7 @@
 
 #include "base/decimal.h"
 #include "base/file_io.h"
+#include "base/json.h"
 #include "base/text.h"
 #include "command.h"
 
@@ -60,7 +61,7 @@ std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::strin
 
 nlohmann::ordered_json verdict_record(std::string_view file, Profile profile, const Error* error) {
   nlohmann::ordered_json record;
-  record["file"] = std::string(file);
+  base::set_name(record, "file", file);
   if (error == nullptr) {
     record["verdict"] = "accept";
   } else if (error->reason == Reason::kIoError) {

@@ -64,7 +64,8 @@ Options:
   --sha256 FILE        checksum list to use instead of DIR/SHA256SUMS; names in
                        it are relative to DIR
   -j N, --jobs N       hashing threads (default: one per core)
-  --hash-io read|mmap  how files are read for hashing (default read)
+  --hash-io read|mmap  how files are read for hashing (default read); a file
+                       that shrinks meanwhile is an error with either
   -h, --help           show this help
   --                   end of options
 
@@ -74,7 +75,8 @@ terminal (not with --quiet).
 
 Exit status: 0 the folder checks out, 1 problems found (any error finding),
 2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
-unreadable; usage error).
+unreadable; usage error) or some file in DIR could not be read (a finding
+shard_unreadable, index_unreadable or checksum_unreadable).
 )";
 
 struct VerifyArgs {

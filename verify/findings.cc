@@ -20,6 +20,8 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "stray_file";
     case FindingKind::kFileChanged:
       return "file_changed";
+    case FindingKind::kSymlinkLoop:
+      return "symlink_loop";
     case FindingKind::kShardEmpty:
       return "shard_empty";
     case FindingKind::kShardTruncated:
@@ -58,6 +60,8 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "total_size_mismatch";
     case FindingKind::kUnsafePath:
       return "unsafe_path";
+    case FindingKind::kIndexUnreadable:
+      return "index_unreadable";
     case FindingKind::kChecksumMalformed:
       return "checksum_malformed";
     case FindingKind::kChecksumFileMissing:

@@ -171,10 +171,14 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
   return out;
 }
 
-Finding symlink_escapes_finding(const Entry& entry) {
-  Finding f = make_finding(FindingKind::kSymlinkEscapes, Category::kFolder, entry.name,
+Finding unfollowable_symlink_finding(const Entry& entry, int err) {
+  const bool loop = err == ELOOP;
+  Finding f = make_finding(loop ? FindingKind::kSymlinkLoop : FindingKind::kSymlinkEscapes,
+                           Category::kFolder, entry.name,
                            "is a symlink to " + in_quotes(entry.link_target) +
-                               " which resolves outside DIR; not followed");
+                               (loop ? " which loops (symlink loop, or too many links in a row); "
+                                       "not followed"
+                                     : " which resolves outside DIR; not followed"));
   f.other = entry.link_target;
   return f;
 }

@@ -51,8 +51,10 @@ std::optional<Listing> open_folder(const std::string& dir, std::string* fatal);
 // `huggingface-cli download --local-dir` keeps in .cache/huggingface/download.
 std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks);
 
-// The finding for a symlink in DIR whose target resolves outside DIR.
-Finding symlink_escapes_finding(const Entry& entry);
+// The finding for a symlink in DIR that open_beneath would not follow, by
+// its errno: ELOOP a loop (or more links in a row than the kernel follows),
+// kSymlinkLoop; anything else (EXDEV) a target outside DIR, kSymlinkEscapes.
+Finding unfollowable_symlink_finding(const Entry& entry, int err);
 
 // Enough of a file's identity to notice that it changed between two looks.
 struct FileStamp {

@@ -37,9 +37,9 @@ std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
                                             {.follow_symlinks = v.options.follow_symlinks});
   if (!o.fd) {
     if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
-      v.add(symlink_escapes_finding(e));
+      v.add(unfollowable_symlink_finding(e, o.err));
     } else {
-      v.add(make_finding(FindingKind::kIndexMalformed, Category::kIndex, e.name,
+      v.add(make_finding(FindingKind::kIndexUnreadable, Category::kIndex, e.name,
                          "cannot open: " + base::open_error_text(o.err)));
     }
     return std::nullopt;
@@ -47,8 +47,11 @@ std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
   std::string text;
   const std::string err = base::read_fd(o.fd.get(), v.options.max_index_bytes, &text);
   if (!err.empty()) {
-    v.add(make_finding(FindingKind::kIndexMalformed, Category::kIndex, e.name,
-                       "cannot read: " + err));
+    // Over max_index_bytes is a verdict on the index; anything else is a
+    // failure to read it (exit status 2).
+    const bool too_large = err.starts_with("too large");
+    v.add(make_finding(too_large ? FindingKind::kIndexMalformed : FindingKind::kIndexUnreadable,
+                       Category::kIndex, e.name, "cannot read: " + err));
     return std::nullopt;
   }
   IndexFailure failure;

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/json.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -20,7 +21,7 @@ nlohmann::ordered_json optional_json(const std::optional<T>& value) {
 nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   using Json = nlohmann::ordered_json;
   Json doc = Json::object();
-  doc["dir"] = report.dir;
+  base::set_name(doc, "dir", report.dir);
   doc["ok"] = report.ok();
   doc["exit_code"] = report.exit_code();
   doc["fatal"] = report.ran ? Json(nullptr) : Json(report.fatal);
@@ -31,7 +32,7 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   std::uint64_t skipped = 0;
   for (const ShardReport& s : report.shards) {
     Json j = Json::object();
-    j["file"] = s.file;
+    base::set_name(j, "file", s.file);
     j["verdict"] = shard_verdict_name(s.verdict);
     j["kind"] = s.kind ? Json(finding_kind_name(*s.kind)) : Json(nullptr);
     j["reason"] = s.reason ? Json(reason_name(*s.reason)) : Json(nullptr);
@@ -52,7 +53,7 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   Json indexes = Json::array();
   for (const IndexReport& i : report.indexes) {
     Json j = Json::object();
-    j["file"] = i.file;
+    base::set_name(j, "file", i.file);
     j["usable"] = i.usable;
     j["entries"] = i.entries;
     j["shards_named"] = i.shards_named;
@@ -65,7 +66,7 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   if (report.checksums) {
     const ChecksumReport& c = *report.checksums;
     Json j = Json::object();
-    j["file"] = c.file;
+    base::set_name(j, "file", c.file);
     j["from_option"] = c.from_option;
     j["entries"] = c.entries;
     j["verified"] = c.verified;
@@ -85,10 +86,10 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
     j["kind"] = finding_kind_name(f.kind);
     j["severity"] = severity_name(f.severity);
     j["category"] = category_name(f.category);
-    j["file"] = f.file;
+    base::set_name(j, "file", f.file);
     if (!f.tensor.empty()) j["tensor"] = f.tensor;
-    if (!f.shard.empty()) j["shard"] = f.shard;
-    if (!f.other.empty()) j["other"] = f.other;
+    if (!f.shard.empty()) base::set_name(j, "shard", f.shard);
+    if (!f.other.empty()) base::set_name(j, "other", f.other);
     if (f.reason) j["reason"] = reason_name(*f.reason);
     if (f.offset) j["offset"] = *f.offset;
     if (f.line) j["line"] = *f.line;

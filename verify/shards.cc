@@ -193,8 +193,11 @@ ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks) {
       base::open_beneath(dir_fd, entry.name, {.follow_symlinks = follow_symlinks});
   if (!o.fd) {
     if (entry.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
-      c.finding = symlink_escapes_finding(entry);
-      return skipped(std::move(c), FindingKind::kSymlinkEscapes, "symlink resolves outside DIR",
+      c.finding = unfollowable_symlink_finding(entry, o.err);
+      const FindingKind kind = c.finding->kind;
+      return skipped(std::move(c), kind,
+                     kind == FindingKind::kSymlinkLoop ? "symlink loop; not followed"
+                                                       : "symlink resolves outside DIR",
                      false);
     }
     return skipped(std::move(c), FindingKind::kShardUnreadable,

@@ -84,6 +84,10 @@ void count_totals(VerifyReport& report) {
     report.tensor_bytes += shard.tensor_bytes;
   }
   for (const Finding& f : report.findings) {
+    if (f.kind == FindingKind::kShardUnreadable || f.kind == FindingKind::kIndexUnreadable ||
+        f.kind == FindingKind::kChecksumUnreadable) {
+      ++report.unreadable;
+    }
     if (f.severity == Severity::kError) {
       ++report.errors;
     } else {

@@ -13,7 +13,7 @@
 //               << stguard::base::terminal_safe(f.message) << "\n";
 //   }
 //   std::cout << stguard::base::json_line(stguard::verify::report_to_json(report)) << "\n";
-//   return report.exit_code();  // 0 whole, 1 problems found, 2 could not run
+//   return report.exit_code();  // 0 whole, 1 problems found, 2 could not run or read
 //
 // Read-only by construction: DIR is opened once and every file inside it is
 // opened relative to that descriptor with base::open_beneath (read-only,
@@ -57,6 +57,7 @@ enum class FindingKind : std::uint8_t {
   kNotRegularFile = 3,  // a *.safetensors (or listed) name that is a directory, FIFO, ...
   kStrayFile = 4,       // leftover of an interrupted download or copy (.part, ...)
   kFileChanged = 5,     // a file changed while being verified (still being written?)
+  kSymlinkLoop = 6,     // with follow_symlinks: a symlink that loops (or nests too deep)
   // Shards (each rejected shard gets exactly one of these).
   kShardEmpty = 10,           // zero bytes
   kShardTruncated = 11,       // ends before what its header describes, or preallocated zeros
@@ -78,6 +79,7 @@ enum class FindingKind : std::uint8_t {
   kShardNotInIndex = 29,    // a shard in DIR that no index names
   kTotalSizeMismatch = 30,  // metadata.total_size != sum of tensor byte sizes
   kUnsafePath = 31,         // index or checksum name that could leave DIR; never opened
+  kIndexUnreadable = 32,    // could not be opened or read
   // Checksums (SHA256SUMS or --sha256 FILE).
   kChecksumMalformed = 40,    // a line that is not sha256sum output (line number)
   kChecksumFileMissing = 41,  // listed, not in DIR
@@ -173,10 +175,18 @@ struct VerifyReport {
   std::uint64_t tensor_bytes = 0;  // in accepted shards
   std::uint64_t errors = 0;
   std::uint64_t warnings = 0;
+  // Findings about a file that could not be read: shard_unreadable,
+  // index_unreadable, checksum_unreadable (I/O failures, as IO_ERROR is for
+  // `stguard check`).
+  std::uint64_t unreadable = 0;
 
   bool ok() const noexcept { return ran && errors == 0; }
-  // 0 all good, 1 problems found, 2 could not run.
-  int exit_code() const noexcept { return !ran ? 2 : (errors == 0 ? 0 : 1); }
+  // 0 all good, 1 problems found, 2 could not run or some file could not be
+  // read (whatever else was found), as `stguard check` exits 2 for IO_ERROR.
+  int exit_code() const noexcept {
+    if (!ran || unreadable != 0) return 2;
+    return errors == 0 ? 0 : 1;
+  }
   std::uint64_t count(FindingKind kind) const noexcept;
 };
 

@@ -112,7 +112,10 @@ std::optional<Error> read_range(int fd, std::uint8_t* out, std::uint64_t size, s
 }  // namespace
 
 File::File(File&& other) noexcept
-    : header_(std::move(other.header_)), map_(other.map_), map_len_(other.map_len_) {
+    : header_(std::move(other.header_)),
+      map_(other.map_),
+      map_len_(other.map_len_),
+      owned_(std::move(other.owned_)) {
   other.map_ = nullptr;
   other.map_len_ = 0;
 }
@@ -123,6 +126,7 @@ File& File::operator=(File&& other) noexcept {
     header_ = std::move(other.header_);
     map_ = std::exchange(other.map_, nullptr);
     map_len_ = std::exchange(other.map_len_, 0);
+    owned_ = std::move(other.owned_);
   }
   return *this;
 }
@@ -130,25 +134,40 @@ File& File::operator=(File&& other) noexcept {
 File::~File() { release(); }
 
 void File::release() noexcept {
-  if (map_ != nullptr) {
+  if (map_ != nullptr && owned_ == nullptr) {
     ::munmap(const_cast<std::uint8_t*>(map_), static_cast<std::size_t>(map_len_));
-    map_ = nullptr;
-    map_len_ = 0;
   }
+  owned_.reset();
+  map_ = nullptr;
+  map_len_ = 0;
 }
 
-Result<File> File::open(const std::string& path, const ParseOptions& options) {
+Result<File> File::open(const std::string& path, const ParseOptions& options, Access access) {
   int raw_fd = -1;
   Result<std::uint64_t> size = open_regular(path, raw_fd);
   Fd fd(raw_fd);
   if (!size) return std::move(size).error();
 
+  if (*size > std::numeric_limits<std::size_t>::max()) {
+    return io_error(0, detail::message(path, ": too large to address: ", *size, " bytes"));
+  }
   File file;
-  if (*size > 0) {
+  if (*size > 0 && access == Access::kMap) {
     void* map =
         ::mmap(nullptr, static_cast<std::size_t>(*size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
     if (map == MAP_FAILED) return io_error(path, "cannot map", errno);
     file.map_ = static_cast<const std::uint8_t*>(map);
+    file.map_len_ = *size;
+  } else if (*size > 0) {
+    // Left uninitialised: read_range fills every byte or fails.
+    file.owned_.reset(new (std::nothrow) std::uint8_t[static_cast<std::size_t>(*size)]);
+    if (file.owned_ == nullptr) {
+      return io_error(0, detail::message(path, ": cannot allocate ", *size, " bytes to read it"));
+    }
+    if (auto fault = read_range(fd.get(), file.owned_.get(), *size, 0, *size, "the file")) {
+      return with_path(path, std::move(*fault));
+    }
+    file.map_ = file.owned_.get();
     file.map_len_ = *size;
   }
   Result<Header> header = parse_header(file.bytes(), *size, options);

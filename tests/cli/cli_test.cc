@@ -105,7 +105,9 @@ TEST_F(CliTest, SubcommandHelp) {
                                                {"inspect", "--help"},
                                                {"check", "-h"},
                                                {"help", "check"},
-                                               {"help", "inspect"}}) {
+                                               {"help", "inspect"},
+                                               {"help", "check", "--help"},
+                                               {"help", "conform", "report", "-h"}}) {
     const CliRun r = run_cli(args);
     EXPECT_EQ(r.exit_code, 0) << args[0] << " " << args[1];
     EXPECT_NE(r.out.find("usage"), std::string::npos) << args[0] << " " << args[1];
@@ -201,6 +203,38 @@ TEST_F(CliTest, CheckJsonReject) {
   EXPECT_EQ(v["reason"], "OFFSET_GAP");
   EXPECT_EQ(v["offset"], gap_offset());
   EXPECT_TRUE(v["message"].is_string());
+}
+
+// check and inspect --json: a file name that is not UTF-8 gets "file_hex"
+// with its bytes; a UTF-8 name gets none.
+TEST_F(CliTest, JsonFileNamesThatAreNotUtf8CarryTheirBytes) {
+  const std::vector<std::uint8_t> bytes = FileBuilder(kSeedHeader).pad_to_8().data_size(16).build();
+  const std::string a = dir_.write("a\xff", bytes);
+  const std::string b = dir_.write("a\xfe", bytes);
+  const std::string good = valid_file();
+  // The bytes of a path are its characters' codes, as lower-case hex.
+  const auto hex_of = [](const std::string& path) {
+    std::string out;
+    for (const char c : path) {
+      out += "0123456789abcdef"[static_cast<unsigned char>(c) >> 4];
+      out += "0123456789abcdef"[static_cast<unsigned char>(c) & 15];
+    }
+    return out;
+  };
+  const CliRun check = run_cli({"check", "--json", a, b, good});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  const std::vector<json> records = json_lines(check.out);
+  ASSERT_EQ(records.size(), 3U) << check.out;
+  EXPECT_EQ(records[0].value("file_hex", ""), hex_of(a));
+  EXPECT_EQ(records[1].value("file_hex", ""), hex_of(b));
+  EXPECT_EQ(records[0]["file"], records[1]["file"]);  // the display forms alone collide
+  EXPECT_FALSE(records[2].contains("file_hex"));
+
+  const CliRun inspect = run_cli({"inspect", "--json", a});
+  EXPECT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_EQ(json::parse(inspect.out).value("file_hex", ""), hex_of(a));
+  const CliRun plain = run_cli({"inspect", "--json", good});
+  EXPECT_FALSE(json::parse(plain.out).contains("file_hex"));
 }
 
 TEST_F(CliTest, CheckOneLinePerFileInOrderAndIoErrors) {

@@ -3,8 +3,11 @@
 // folders come from tests/verify/folder_builder.h; the checks themselves are
 // tested through the library in tests/verify/.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -65,6 +68,53 @@ TEST(VerifyCli, CouldNotRunAndUsageExitTwo) {
   const stguard_test::CliRun help = run_verify_cli({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("usage:"), std::string::npos);
+}
+
+// A file that could not be read is an I/O failure: exit status 2, as
+// `stguard check` gives for IO_ERROR, even with other problems found.
+TEST(VerifyCli, UnreadableFilesExitTwo) {
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  truncate_file(dir.file(kShard3), 0);  // a problem (exit 1) on its own
+  std::filesystem::create_directory(dir.path() / "sub");
+  std::ofstream(dir.file("SHA256SUMS"), std::ios::app) << std::string(64, '0') << "  sub\n";
+  const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("checksum_unreadable"), std::string::npos) << run.out;
+}
+
+// The same with a shard that cannot be read (permissions: not as root,
+// which reads everything).
+TEST(VerifyCli, UnreadableShardExitsTwo) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads files whatever their permissions";
+  const TempDir dir;
+  write_good_model(dir);
+  std::filesystem::permissions(dir.file(kShard3), std::filesystem::perms::none);
+  const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
+  std::filesystem::permissions(dir.file(kShard3), std::filesystem::perms::owner_all);
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("shard_unreadable"), std::string::npos) << run.out;
+}
+
+// Names that are not UTF-8 keep their bytes in "<field>_hex" beside the
+// display form, so two such names stay apart in --json.
+TEST(VerifyCli, JsonNamesThatAreNotUtf8CarryTheirBytes) {
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  std::ofstream(dir.file("x\xff.safetensors")) << "not a shard";
+  std::ofstream(dir.file("x\xfe.safetensors")) << "not a shard";
+  const stguard_test::CliRun run = run_verify_cli({"--json", "--quiet", dir.path().string()});
+  const nlohmann::json doc = nlohmann::json::parse(run.out);
+  std::vector<std::string> hex;
+  for (const nlohmann::json& shard : doc["shards"]) {
+    if (shard.contains("file_hex")) hex.push_back(shard["file_hex"].get<std::string>());
+  }
+  std::sort(hex.begin(), hex.end());
+  EXPECT_EQ(hex, (std::vector<std::string>{"78fe2e7361666574656e736f7273",
+                                           "78ff2e7361666574656e736f7273"}))
+      << run.out;
 }
 
 }  // namespace

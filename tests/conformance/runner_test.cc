@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -568,6 +569,25 @@ TEST(ConformCli, AnAdapterThatIsNotExecutableIsNamedSo) {
   std::filesystem::permissions(
       script, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   stguard_test::CliRun run = run_cli({"conform", "--adapter", script});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("is not an executable file"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("cannot find"), std::string::npos) << run.err;
+}
+
+// A bare word is looked up on PATH; a file of that name there that cannot
+// run is named as such, not "cannot find".
+TEST(ConformCli, AnAdapterOnPathThatIsNotExecutableIsNamedSo) {
+  using stguard_test::run_cli;
+  stguard_test::TempDir dir;
+  const std::string name = "stguard-test-not-executable-adapter";
+  std::ofstream(dir.file(name)) << "#!/bin/sh\necho '{\"verdict\":\"reject\"}'\n";
+  std::filesystem::permissions(
+      dir.file(name), std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", (dir.path().string() + ":" + saved).c_str(), 1);
+  stguard_test::CliRun run = run_cli({"conform", "--adapter", name});
+  ::setenv("PATH", saved.c_str(), 1);
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find("is not an executable file"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("cannot find"), std::string::npos) << run.err;

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -167,6 +169,74 @@ TEST(File, RejectionsCarryReasonAndOffset) {
   const std::string path = dir.write("trailing.safetensors", make_file(h, 6));
   EXPECT_TRUE(Rejects(File::open(path), Reason::kTrailingData, 8 + h.size() + 4));
   EXPECT_TRUE(Rejects(stguard::check_file(path), Reason::kTrailingData, 8 + h.size() + 4));
+}
+
+// File::Access::kRead: the same header and bytes as a mapping, in memory the
+// File owns (moves keep it; nothing is unmapped).
+TEST(FileRead, SameHeaderAndBytesAsAMapping) {
+  TempDir dir;
+  const std::vector<std::uint8_t> bytes = TwoTensorFile();
+  const std::string path = dir.write("two.safetensors", bytes);
+  auto mapped = File::open(path);
+  auto read = File::open(path, {}, File::Access::kRead);
+  ASSERT_TRUE(Accepts(mapped));
+  ASSERT_TRUE(Accepts(read));
+  EXPECT_EQ(read->header().tensors, mapped->header().tensors);
+  EXPECT_TRUE(SameBytes(read->bytes(), bytes));
+  for (const stguard::TensorInfo& t : read->header().tensors) {
+    EXPECT_TRUE(SameBytes(read->tensor_data(t), mapped->tensor_data(t)));
+  }
+  File moved = std::move(*read);
+  EXPECT_TRUE(SameBytes(moved.bytes(), bytes));
+  *mapped = std::move(moved);  // a mapping replaced by owned bytes
+  EXPECT_TRUE(SameBytes(mapped->bytes(), bytes));
+  auto a = mapped->tensor_data("a");
+  ASSERT_TRUE(Accepts(a));
+  EXPECT_EQ(a->size(), 4U);
+}
+
+TEST(FileRead, RejectionsAndIoErrorsAsForAMapping) {
+  TempDir dir;
+  const std::string h = "{" + entry("a", "U8", "4", 0, 4) + "}";
+  const std::string trailing = dir.write("trailing.safetensors", make_file(h, 6));
+  EXPECT_TRUE(Rejects(File::open(trailing, {}, File::Access::kRead), Reason::kTrailingData,
+                      8 + h.size() + 4));
+  EXPECT_TRUE(Rejects(
+      File::open(dir.write("short", std::vector<std::uint8_t>{1, 2, 3}), {}, File::Access::kRead),
+      Reason::kHeaderTooSmall, std::nullopt));
+  EXPECT_TRUE(
+      Rejects(File::open(dir.write("empty", std::vector<std::uint8_t>{}), {}, File::Access::kRead),
+              Reason::kHeaderTooSmall, std::nullopt));
+  EXPECT_TRUE(
+      Rejects(File::open(dir.file("missing"), {}, File::Access::kRead), Reason::kIoError, 0));
+  EXPECT_TRUE(
+      Rejects(File::open(dir.path().string(), {}, File::Access::kRead), Reason::kIoError, 0));
+}
+
+// A file truncated by another thread while kRead reads it: the open either
+// finishes first (accept, the old bytes), sees the shorter file (a reject),
+// or meets the new end mid-read: kIoError at the byte where the file ended,
+// naming it. Never a crash. Which of these happens varies from run to run.
+TEST(FileRead, FileTruncatedWhileBeingReadIsAnIoErrorNotACrash) {
+  TempDir dir;
+  const std::size_t data = std::size_t{32} << 20;
+  const std::string path =
+      dir.write("big.safetensors",
+                make_file("{" + entry("t", "U8", std::to_string(data), 0, data) + "}", data));
+  const std::uintmax_t full = std::filesystem::file_size(path);
+  for (int round = 0; round < 8; ++round) {
+    std::filesystem::resize_file(path, full);  // back to full length (zeros after a cut)
+    const auto cut = static_cast<std::uintmax_t>(data / 8 * static_cast<std::size_t>(round));
+    std::thread cutter([&] { std::filesystem::resize_file(path, cut); });
+    const auto file = File::open(path, {}, File::Access::kRead);
+    cutter.join();
+    if (!file && file.error().reason == Reason::kIoError) {
+      EXPECT_NE(file.error().message.find(path), std::string::npos) << file.error().message;
+      EXPECT_NE(file.error().message.find("ended at byte " + std::to_string(file.error().offset)),
+                std::string::npos)
+          << file.error().message;
+    }
+  }
 }
 
 TEST(CheckFile, ReturnsTheHeader) {

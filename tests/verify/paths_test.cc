@@ -151,6 +151,46 @@ TEST(VerifySymlinks, SymlinkLeavingDirIsNeverFollowed) {
       << describe(relative);
 }
 
+// A symlink loop inside DIR is not an escape: its own kind, for shards and
+// indexes alike.
+TEST(VerifySymlinks, SymlinkLoopIsItsOwnFinding) {
+  const TempDir dir;
+  write_good_model(dir);
+  fs::remove(dir.file(kShard2));
+  fs::create_symlink("loop.b", dir.path() / kShard2);
+  fs::create_symlink(kShard2, dir.path() / "loop.b");
+  VerifyOptions follow;
+  follow.follow_symlinks = true;
+  const VerifyReport report = verify(dir, follow);
+  // The shard's tensors are then missing from the folder, as the index says.
+  EXPECT_EQ(report.count(FindingKind::kSymlinkLoop), 1u) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kSymlinkEscapes), 0u) << describe(report);
+  EXPECT_EQ(shard(report, kShard2)->verdict, ShardVerdict::kSkipped);
+  EXPECT_EQ(shard(report, kShard2)->kind, FindingKind::kSymlinkLoop);
+
+  fs::remove(dir.file(stguard_test::kIndex));
+  fs::create_symlink(stguard_test::kIndex, dir.path() / stguard_test::kIndex);  // to itself
+  const VerifyReport index = verify(dir, follow);
+  EXPECT_EQ(index.count(FindingKind::kSymlinkLoop), 2u) << describe(index);
+  EXPECT_EQ(index.count(FindingKind::kSymlinkEscapes), 0u) << describe(index);
+}
+
+// An index that cannot be read is index_unreadable (exit status 2), not a
+// malformed index: here a followed symlink to a directory.
+TEST(VerifySymlinks, IndexThatCannotBeReadIsUnreadable) {
+  const TempDir dir;
+  write_good_model(dir);
+  fs::remove(dir.file(stguard_test::kIndex));
+  fs::create_directory(dir.path() / "sub");
+  fs::create_symlink("sub", dir.path() / stguard_test::kIndex);
+  VerifyOptions follow;
+  follow.follow_symlinks = true;
+  const VerifyReport report = verify(dir, follow);
+  EXPECT_EQ(report.count(FindingKind::kIndexUnreadable), 1u) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kIndexMalformed), 0u) << describe(report);
+  EXPECT_EQ(report.exit_code(), 2);
+}
+
 TEST(VerifySymlinks, SymlinkedConfigIsOnlyAWarning) {
   const TempDir dir;
   write_good_model(dir);

@@ -1,6 +1,7 @@
-// stguard/file.h: safetensors files on disk. File opens one by path
-// (read-only mmap) and gets at its tensors; check_file/validate_file and
-// parse_fd/validate_fd check one without mapping it.
+// stguard/file.h: safetensors files on disk. File opens one by path (mapped
+// read-only, or read into memory) and gets at its tensors;
+// check_file/validate_file and parse_fd/validate_fd check one without
+// mapping it.
 //
 //   stguard::Result<stguard::File> f = stguard::File::open("model.safetensors");
 //   if (!f) return fail(f.error());           // reason + offset + message
@@ -8,17 +9,33 @@
 //     std::span<const std::uint8_t> bytes = f->tensor_data(t);
 //   }
 //
+//   // A file that another process may truncate or replace meanwhile:
+//   auto g = stguard::File::open("model.safetensors", {}, stguard::File::Access::kRead);
+//
 //   // A file the caller opened itself (e.g. with openat beneath a folder):
 //   stguard::Result<stguard::HeaderSummary> s = stguard::validate_fd(fd);
 //
-// Opening validates the header (only the first 8 + N bytes are touched; the
-// data part is mapped but not read until tensor_data() is used). Files that
-// cannot be opened, directories, and unreadable files give kIoError; files
-// shorter than 8 bytes give kHeaderTooSmall.
+// Opening validates the header. Files that cannot be opened, directories,
+// and unreadable files give kIoError; files shorter than 8 bytes give
+// kHeaderTooSmall.
+//
+// Files that shrink. With Access::kMap (the default) the file is mapped and
+// its bytes are read only when used: if the file is truncated after open(),
+// touching a byte of a page past its new end (through bytes() or
+// tensor_data()) raises SIGBUS, which kills the process unless the caller
+// handles that signal. Only the header is touched by open() itself, so a
+// shrink during open() can crash it too. Use kMap only for files nobody
+// changes while they are open, or handle SIGBUS. With Access::kRead the
+// whole file is read with pread into memory the File owns: nothing is
+// mapped, nothing can raise SIGBUS, and a file that ends before the size
+// fstat gave (it shrank while being read) is kIoError at the byte where it
+// ended. A file replaced by rename after open() is unaffected either way
+// (the open descriptor keeps the old file).
 #ifndef STGUARD_FILE_H_
 #define STGUARD_FILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,8 +47,22 @@ namespace stguard {
 
 class File {
  public:
-  // Maps `path` read-only and validates its header with `options`.
-  static Result<File> open(const std::string& path, const ParseOptions& options = {});
+  // How open() gets at the file's bytes.
+  enum class Access : std::uint8_t {
+    // mmap read-only: nothing is read until used, memory is the page cache's.
+    // A file that shrinks while mapped raises SIGBUS when the lost pages are
+    // touched (see above).
+    kMap = 0,
+    // pread the whole file into owned memory at open(): costs the file's size
+    // in memory and one copy, and cannot crash. kIoError "<path>: the file
+    // ended at byte N ..." (offset N) when the file shrinks while being read;
+    // kIoError (offset 0) when the memory cannot be allocated.
+    kRead = 1,
+  };
+
+  // Opens `path` with `access` and validates its header with `options`.
+  static Result<File> open(const std::string& path, const ParseOptions& options = {},
+                           Access access = Access::kMap);
 
   File(File&& other) noexcept;
   File& operator=(File&& other) noexcept;
@@ -56,8 +87,10 @@ class File {
   void release() noexcept;
 
   Header header_;
+  // The file's bytes: a mapping (kMap) or owned_ (kRead).
   const std::uint8_t* map_ = nullptr;
   std::uint64_t map_len_ = 0;
+  std::unique_ptr<std::uint8_t[]> owned_;
 };
 
 // The whole structural check of the file open at `fd`, reading only its

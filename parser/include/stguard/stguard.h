@@ -12,7 +12,7 @@
 // result.h  Result<T>
 // dtype.h   the 22 dtypes and their bit sizes
 // header.h  parse_header(): validate header bytes, strict or reference profile
-// file.h    File: mmap a file, validate, get tensor bytes
+// file.h    File: map or read a file, validate, get tensor bytes
 // writer.h  write_safetensors(): canonical output
 #ifndef STGUARD_STGUARD_H_
 #define STGUARD_STGUARD_H_
