@@ -57,7 +57,8 @@ std::optional<Oversize> find_oversize(std::string_view text) {
     }
     if (quote == std::string_view::npos) break;
     std::size_t j = quote + 1;
-    while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+    while (j < text.size() && text[j] != '"')
+      j += text[j] == '\\' ? std::size_t{2} : std::size_t{1};
     j = std::min(j, text.size());
     if (j - quote - 1 > kMaxAnswerStringBytes) {
       return Oversize{quote + 1 + kMaxAnswerStringBytes + 1,

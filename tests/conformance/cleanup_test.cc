@@ -198,7 +198,9 @@ TEST_P(ConformStopSignal, KillsEveryAdapterAndDescendant) {
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFSIGNALED(status)) << "exit status " << WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) EXPECT_EQ(WTERMSIG(status), signal_number);
+  if (WIFSIGNALED(status)) {
+    EXPECT_EQ(WTERMSIG(status), signal_number);
+  }
 
   // stguard reaped everything before it died: nothing is left, now.
   EXPECT_EQ(processes_with_arg(sleeper).size(), 0u);
@@ -220,8 +222,8 @@ TEST_P(ConformStopSignal, KillsEveryAdapterAndDescendant) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, ConformStopSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                           return std::string(sigabbrev_np(info.param));
+                         [](const ::testing::TestParamInfo<int>& param_info) {
+                           return std::string(sigabbrev_np(param_info.param));
                          });
 
 }  // namespace
