@@ -20,8 +20,10 @@ namespace {
 constexpr std::string_view kUsage =
     "stguard adapter [--profile strict|reference] [--max-... N] FILE";
 
-constexpr std::string_view kHelp =
-    R"(Reads FILE into memory with stguard (every check of the profile) and prints one
+// A static string (Command keeps a view of it): the limit options are
+// written once, in output.h.
+const std::string kHelp =
+    std::string(R"(Reads FILE into memory with stguard (every check of the profile) and prints one
 JSON object on stdout, the adapter protocol `stguard conform` grades readers by:
   {"verdict":"accept","error":null,"tensors":[{"name","dtype","shape",
    "data_offsets","sha256"}]}      sha256 of each tensor's bytes, header order
@@ -31,18 +33,8 @@ with reason IO_ERROR.
 
 Options:
   --profile strict|reference  as for `stguard check` (default strict)
-  --max-header-bytes N        largest accepted header length N
-                              (default: 100000000, upstream's cap, in both profiles)
-  --max-tensors N             most tensors in one header
-                              (default: strict 10000000, reference none)
-  --max-rank N                most dimensions in one shape
-                              (default: strict 1024, reference none)
-  --max-name-bytes N          longest tensor name or metadata key, in bytes after
-                              unescaping (default: strict 65536, reference none)
-                              Each limit N is a decimal in [0, 18446744073709551615]
-                              or "none"; a file beyond one is rejected with
-                              LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).
-  -h, --help                  show this help
+)") +
+    std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
 
 Exit status: 0 for accept and reject alike, 2 for usage errors.
 )";

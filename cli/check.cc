@@ -20,25 +20,17 @@ namespace {
 constexpr std::string_view kUsage =
     "stguard check [--profile strict|reference] [--json] [--max-... N] FILE...";
 
-constexpr std::string_view kHelp =
-    R"(Validates the structure of safetensors files without reading tensor data.
+// A static string (Command keeps a view of it): the limit options are
+// written once, in output.h.
+const std::string kHelp =
+    std::string(R"(Validates the structure of safetensors files without reading tensor data.
 
 Options:
   --profile strict|reference  strict (default): the hardened reading of the format.
                               reference: accept exactly what the upstream Rust reader accepts.
   --json                      one JSON object per file, one per line, on stdout
-  --max-header-bytes N        largest accepted header length N
-                              (default: 100000000, upstream's cap, in both profiles)
-  --max-tensors N             most tensors in one header
-                              (default: strict 10000000, reference none)
-  --max-rank N                most dimensions in one shape
-                              (default: strict 1024, reference none)
-  --max-name-bytes N          longest tensor name or metadata key, in bytes after
-                              unescaping (default: strict 65536, reference none)
-                              Each limit N is a decimal in [0, 18446744073709551615]
-                              or "none"; a file beyond one is rejected with
-                              LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).
-  -h, --help                  show this help
+)") +
+    std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
   --                          end of options (for file names starting with '-')
 
 Output (one line per file, in argument order):

@@ -29,26 +29,18 @@ namespace {
 constexpr std::string_view kUsage =
     "stguard inspect [--json] [--profile strict|reference] [--max-... N] FILE";
 
-constexpr std::string_view kHelp =
-    R"(Shows the header of a safetensors file: one row per tensor with its name, dtype,
+// A static string (Command keeps a view of it): the limit options are
+// written once, in output.h.
+const std::string kHelp =
+    std::string(R"(Shows the header of a safetensors file: one row per tensor with its name, dtype,
 shape, range relative to the data buffer [begin,end), absolute file range
 [8+N+begin, 8+N+end) and size in bytes; then the __metadata__ pairs; then lints.
 
 Options:
   --json                      one JSON object instead of the table
   --profile strict|reference  how to read the header (default strict)
-  --max-header-bytes N        largest accepted header length N
-                              (default: 100000000, upstream's cap, in both profiles)
-  --max-tensors N             most tensors in one header
-                              (default: strict 10000000, reference none)
-  --max-rank N                most dimensions in one shape
-                              (default: strict 1024, reference none)
-  --max-name-bytes N          longest tensor name or metadata key, in bytes after
-                              unescaping (default: strict 65536, reference none)
-                              Each limit N is a decimal in [0, 18446744073709551615]
-                              or "none"; a file beyond one is rejected with
-                              LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).
-  -h, --help                  show this help
+)") +
+    std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
 
 Lints are warnings, not rejections (the exit status stays 0):
   HEADER_NOT_ALIGNED    header length N is not a multiple of 8, so the data
