@@ -40,7 +40,9 @@ void expect_same_runs(const std::vector<ReaderRun>& a, const std::vector<ReaderR
     EXPECT_EQ(a[r].skipped, b[r].skipped);
     EXPECT_EQ(a[r].skip_reason, b[r].skip_reason);
     EXPECT_EQ(a[r].interrupted, b[r].interrupted);
-    if (a[r].interrupted) EXPECT_EQ(a[r].cases_planned, b[r].cases_planned);
+    if (a[r].interrupted) {
+      EXPECT_EQ(a[r].cases_planned, b[r].cases_planned);
+    }
     ASSERT_EQ(a[r].results.size(), b[r].results.size());
     for (std::size_t i = 0; i < a[r].results.size(); ++i) {
       SCOPED_TRACE("case " + a[r].results[i].case_id);
