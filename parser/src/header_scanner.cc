@@ -135,6 +135,11 @@ std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) co
   return JsonLexer::string_at(header_begin, header_end, quote, scratch);
 }
 
+bool HeaderScanner::fail_too_many(const std::uint8_t* key_at) {
+  return lex_.fail(Reason::kLimitExceeded, key_at,
+                   message("more than max_tensors (", limits_.max_tensors, ") tensors"));
+}
+
 bool HeaderScanner::read_document(ScannedHeader& out) {
   std::vector<TensorRecord>& tensors = out.tensors;
   if (lex_.begin() == lex_.end()) {
@@ -174,10 +179,11 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         if (!read_metadata(out.metadata)) return false;
       } else {
         if (!check_name(key, key_at, false)) return false;
-        if (tensors.size() >= limits_.max_tensors) {
-          return lex_.fail(Reason::kLimitExceeded, key_at,
-                           message("more than max_tensors (", limits_.max_tensors, ") tensors"));
-        }
+        // Strict refuses repeated names, so every entry is a new tensor and the
+        // cap is decided at the key. The reference profile counts tensors after
+        // last-one-wins merging: a repeat at the cap is not a tensor more, so
+        // there the cap is decided once the name is known to be new (below).
+        if (strict() && tensors.size() >= limits_.max_tensors) return fail_too_many(key_at);
         const auto new_index = static_cast<std::uint32_t>(tensors.size());
         TensorRecord& tensor = tensors.emplace_back();
         tensor.header_offset = lex_.offset_of(key_at);
@@ -222,6 +228,8 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
               out.details[existing] = out.details.back();
               out.details.pop_back();
             }
+          } else if (tensors.size() > limits_.max_tensors) {
+            return fail_too_many(key_at);
           }
         }
         detail_ = nullptr;

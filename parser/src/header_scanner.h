@@ -78,6 +78,8 @@ class HeaderScanner {
   bool read_shape(TensorRecord& tensor);
   bool read_offsets(std::uint64_t& begin, std::uint64_t& end);
   bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key);
+  // LIMIT_EXCEEDED at the key of the first tensor beyond max_tensors.
+  bool fail_too_many(const std::uint8_t* key_at);
 
   JsonLexer lex_;
   const ParseOptions& options_;

@@ -268,6 +268,28 @@ TEST(LimitsOverrides, ReferenceWithCapsRejectsAtTheOffset) {
                      header_at(three, "\"c\""));
 }
 
+// The reference profile counts tensors after last-one-wins merging
+// (docs/reasons.md, LIMIT_EXCEEDED): a repeated name arriving at the cap is
+// not a tensor more, while a new name there is one too many.
+TEST(LimitsOverrides, ReferenceCapCountsTensorsAfterMergingRepeats) {
+  ParseOptions options = with(Profile::kReference);
+  options.limits.max_tensors = 2;
+  const std::string repeat = "{" + entry("a", "U8", "1", 0, 1) + "," + entry("b", "U8", "1", 1, 2) +
+                             "," + entry("a", "U8", "1", 0, 1) + "}";
+  expect_both_accept(make_file(repeat, 2), options);
+  const std::string repeat_then_new =
+      "{" + entry("a", "U8", "1", 0, 1) + "," + entry("b", "U8", "1", 1, 2) + "," +
+      entry("a", "U8", "1", 0, 1) + "," + entry("c", "U8", "1", 2, 3) + "}";
+  expect_both_reject(make_file(repeat_then_new, 3), options, Reason::kLimitExceeded,
+                     header_at(repeat_then_new, "\"c\""));
+  // Strict counts entries (a repeat is a fault there anyway, found after the
+  // scan), so the third entry is past the cap.
+  options = with(Profile::kStrict);
+  options.limits.max_tensors = 2;
+  expect_both_reject(make_file(repeat, 2), options, Reason::kLimitExceeded,
+                     header_at(repeat, "\"a\"", 1));
+}
+
 // The reference profile's array-form entries obey an overridden rank cap too.
 TEST(LimitsOverrides, ReferenceArrayFormEntryObeysMaxRank) {
   ParseOptions options = with(Profile::kReference);
