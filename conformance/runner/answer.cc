@@ -118,9 +118,13 @@ class Handler {
   }
   bool number_float(json::number_float_t, const json::string_t& text) {
     // nlohmann reads an integer that does not fit 64 bits as a double:
-    // precision would be lost silently.
+    // precision would be lost silently. In a shape or data_offsets it is
+    // what the reader reported (one that does not wrap a size, say), so it
+    // grades as content, never equal to an expected size; elsewhere it is
+    // a protocol error.
     if (text.find_first_of(".eE") == std::string::npos) {
       if (!element_begins()) return false;
+      if (in_size_array()) return number_element(std::nullopt, cut(text, 40));
       return fail("integer " + cut(text, 40) + " at " + path() + " is out of the 64-bit range");
     }
     return scalar(Scalar::kNumber, text);
@@ -130,9 +134,7 @@ class Handler {
     if (!element_begins()) return false;
     Frame& top = frames_.back();
     if (top.role == Role::kShape || top.role == Role::kOffsets) {
-      std::optional<std::uint64_t> number;
-      if (!decimal(value, number)) return false;
-      return number_element(number, json_string(cut(value, 40)));
+      return number_element(decimal(value), json_string(cut(value, 40)));
     }
     if (top.role == Role::kTop) {
       if (top.key_full == "verdict") result_.answer.verdict = cut(value, kMaxKeptBytes);
@@ -261,27 +263,22 @@ class Handler {
     return true;
   }
 
-  // A digits-only string in a shape or data_offsets: its value, or a
-  // protocol error when it does not fit 64 bits. Anything else: nullopt
-  // (graded as content).
-  bool decimal(std::string_view text, std::optional<std::uint64_t>& out) {
-    if (text.empty() ||
-        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return true;
-    }
+  // A digits-only string in a shape or data_offsets: its value. Anything
+  // else, a value above 2^64 - 1 included: nullopt (graded as content).
+  static std::optional<std::uint64_t> decimal(std::string_view text) {
     std::uint64_t value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size()) {
-      return fail("decimal string " + json_string(cut(text, 40)) + " at " + path() +
-                  " is out of the 64-bit range");
-    }
-    out = value;
-    return true;
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return value;
+  }
+
+  bool in_size_array() const {
+    return !frames_.empty() && !frames_.back().object &&
+           (frames_.back().role == Role::kShape || frames_.back().role == Role::kOffsets);
   }
 
   bool exact(std::uint64_t value, const std::string& text) {
-    if (!frames_.empty() && !frames_.back().object &&
-        (frames_.back().role == Role::kShape || frames_.back().role == Role::kOffsets)) {
+    if (in_size_array()) {
       if (!element_begins()) return false;
       return number_element(value, text);
     }

@@ -6,8 +6,9 @@
 // times its size. Only the typed answer is kept: the verdict, the error
 // message, and one reported tensor at a time, handed to a callback as soon
 // as its object closes. Limits bound the rest; exceeding one, a duplicate
-// key, an integer or decimal string out of the 64-bit range and invalid JSON
-// are protocol errors whose message names the limit or the field.
+// key, an integer out of the 64-bit range (outside a shape or data_offsets,
+// where a size that large is content) and invalid JSON are protocol errors
+// whose message names the limit or the field.
 #ifndef STGUARD_CONFORMANCE_RUNNER_ANSWER_H_
 #define STGUARD_CONFORMANCE_RUNNER_ANSWER_H_
 
