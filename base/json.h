@@ -15,9 +15,13 @@
 #ifndef STGUARD_BASE_JSON_H_
 #define STGUARD_BASE_JSON_H_
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace stguard::base {
 
@@ -28,6 +32,51 @@ std::string json_line(const nlohmann::ordered_json& value);
 // object[field + "_hex"] to its bytes as lower-case hex, so that the exact
 // name is always recoverable. `object` must be an object (or null).
 void set_name(nlohmann::ordered_json& object, std::string_view field, std::string_view name);
+
+// Writes one JSON value piece by piece, in the same bytes as json_line(),
+// for outputs too large to build as a tree first: nlohmann's tree costs 16
+// bytes or more per element plus the dumped string, so a 100 MB header with
+// one shape of 40 million dimensions would cost gigabytes. Pieces are
+// buffered and written to `out` in blocks; finish() (or the destructor)
+// writes the rest.
+//
+//   base::JsonStream json(std::cout);
+//   json.begin_object().members(record).key("shape").numbers(shape).end_object();
+//   json.finish();
+class JsonStream {
+ public:
+  explicit JsonStream(std::ostream& out) : out_(out) {}
+  JsonStream(const JsonStream&) = delete;
+  JsonStream& operator=(const JsonStream&) = delete;
+  ~JsonStream() { flush(); }
+
+  JsonStream& begin_object();
+  JsonStream& end_object();
+  JsonStream& begin_array();
+  JsonStream& end_array();
+  // The next member's key (inside an object).
+  JsonStream& key(std::string_view name);
+  // A whole value, as json_line() writes it.
+  JsonStream& value(const nlohmann::ordered_json& value);
+  JsonStream& value(std::uint64_t number);
+  // An array of numbers, written without building it.
+  JsonStream& numbers(std::span<const std::uint64_t> values);
+  // Every member of `object`, in order, as key and value pairs of the open
+  // object.
+  JsonStream& members(const nlohmann::ordered_json& object);
+  // Writes what is buffered to the stream.
+  void flush();
+
+ private:
+  void before_value();
+  void maybe_flush();
+
+  std::ostream& out_;
+  std::string buffer_;
+  // One per open object or array: true once it holds an element.
+  std::vector<bool> has_element_;
+  bool after_key_ = false;
+};
 
 }  // namespace stguard::base
 

@@ -3,6 +3,7 @@
 // stguard-strict and stguard-reference (conformance/adapters/) run it, so the
 // conformance matrix grades stguard exactly the way it grades every other
 // reader: through a separate process and the same JSON.
+#include <array>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -50,27 +51,28 @@ int run_adapter(const Command& command, const AdapterArgs& args) {
   if (!options) return usage_error(command, error);
   if (args.files.size() != 1) return usage_error(command, "expected one FILE");
 
-  nlohmann::ordered_json out;
   // Read, not mapped: the tensor bytes are all hashed, and a file truncated
   // meanwhile must give an IO_ERROR reject, not a SIGBUS.
   Result<File> file = File::open(args.files.front(), *options, File::Access::kRead);
+  // Streamed: a shape may hold tens of millions of dimensions.
+  base::JsonStream json(std::cout);
+  json.begin_object();
   if (!file) {
-    out["verdict"] = "reject";
-    out["error"] = file.error().to_string();
+    json.key("verdict").value("reject").key("error").value(file.error().to_string());
   } else {
-    out["verdict"] = "accept";
-    out["error"] = nullptr;
-    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+    json.key("verdict").value("accept").key("error").value(nullptr);
+    json.key("tensors").begin_array();
     for (const TensorInfo& tensor : file->header().tensors) {
-      tensors.push_back({{"name", tensor.name},
-                         {"dtype", dtype_name(tensor.dtype)},
-                         {"shape", tensor.shape},
-                         {"data_offsets", {tensor.begin, tensor.end}},
-                         {"sha256", base::sha256_hex(file->tensor_data(tensor))}});
+      json.begin_object().key("name").value(tensor.name);
+      json.key("dtype").value(std::string(dtype_name(tensor.dtype)));
+      json.key("shape").numbers(tensor.shape);
+      json.key("data_offsets").numbers(std::array{tensor.begin, tensor.end});
+      json.key("sha256").value(base::sha256_hex(file->tensor_data(tensor))).end_object();
     }
-    out["tensors"] = std::move(tensors);
+    json.end_array();
   }
-  std::cout << base::json_line(out) << "\n";
+  json.end_object().flush();
+  std::cout << "\n";
   return kExitOk;
 }
 

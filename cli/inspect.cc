@@ -8,6 +8,7 @@
 // Lints are warnings about files that are valid but unusual; they never change
 // the verdict or the exit status.
 #include <algorithm>
+#include <array>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -143,47 +144,51 @@ std::vector<Lint> compute_lints(const Header& header) {
   return lints;
 }
 
-nlohmann::ordered_json inspect_json(const std::string& file, Profile profile, const Header& header,
-                                    const std::vector<Lint>& lints) {
-  nlohmann::ordered_json record = verdict_record(file, profile, nullptr);
-  record["header_len"] = header.header_len;
-  record["data_offset"] = header.data_offset();
-  record["data_len"] = header.data_len();
-  record["file_size"] = header.file_size;
-  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+// Streamed rather than built as one tree: a shape may hold tens of millions
+// of dimensions (base::JsonStream says what a tree would cost).
+void write_inspect_json(std::ostream& out, const std::string& file, Profile profile,
+                        const Header& header, const std::vector<Lint>& lints) {
+  base::JsonStream json(out);
+  json.begin_object().members(verdict_record(file, profile, nullptr));
+  json.key("header_len").value(header.header_len);
+  json.key("data_offset").value(header.data_offset());
+  json.key("data_len").value(header.data_len());
+  json.key("file_size").value(header.file_size);
+  json.key("tensors").begin_array();
   for (const TensorInfo& t : header.tensors) {
-    nlohmann::ordered_json entry;
-    entry["name"] = t.name;
-    entry["dtype"] = std::string(dtype_name(t.dtype));
-    entry["shape"] = t.shape;
-    entry["data_offsets"] = {t.begin, t.end};
-    entry["absolute_offsets"] = {header.data_offset() + t.begin, header.data_offset() + t.end};
-    entry["bytes"] = t.byte_size();
-    entry["header_offset"] = t.header_offset;
-    tensors.push_back(std::move(entry));
+    json.begin_object();
+    json.key("name").value(t.name);
+    json.key("dtype").value(std::string(dtype_name(t.dtype)));
+    json.key("shape").numbers(t.shape);
+    json.key("data_offsets").numbers(std::array{t.begin, t.end});
+    json.key("absolute_offsets")
+        .numbers(std::array{header.data_offset() + t.begin, header.data_offset() + t.end});
+    json.key("bytes").value(t.byte_size());
+    json.key("header_offset").value(t.header_offset);
+    json.end_object();
   }
-  record["tensors"] = std::move(tensors);
+  json.end_array();
+  // As a tree: the reference profile keeps a repeated key's last value at
+  // its first place, which the object's assignment does.
+  nlohmann::ordered_json metadata = nullptr;
   if (header.metadata) {
-    nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+    metadata = nlohmann::ordered_json::object();
     for (const auto& [key, value] : *header.metadata) metadata[key] = value;
-    record["metadata"] = std::move(metadata);
-  } else {
-    record["metadata"] = nullptr;
   }
-  nlohmann::ordered_json lint_array = nlohmann::ordered_json::array();
+  json.key("metadata").value(metadata);
+  json.key("lints").begin_array();
   for (const Lint& lint : lints) {
-    nlohmann::ordered_json entry;
-    entry["code"] = std::string(lint.code);
+    json.begin_object().key("code").value(std::string(lint.code));
+    json.key("tensor");
     if (lint.tensor) {
-      entry["tensor"] = *lint.tensor;
+      json.value(*lint.tensor);
     } else {
-      entry["tensor"] = nullptr;
+      json.value(nullptr);
     }
-    entry["message"] = lint.message;
-    lint_array.push_back(std::move(entry));
+    json.key("message").value(lint.message).end_object();
   }
-  record["lints"] = std::move(lint_array);
-  return record;
+  json.end_array().end_object();
+  json.flush();
 }
 
 // Left-aligned columns; the last column is not padded.
@@ -302,7 +307,8 @@ int run_inspect(const Command& command, const InspectArgs& args) {
   }
   const std::vector<Lint> lints = compute_lints(*result);
   if (args.json) {
-    std::cout << base::json_line(inspect_json(file, profile, *result, lints)) << "\n";
+    write_inspect_json(std::cout, file, profile, *result, lints);
+    std::cout << "\n";
   } else {
     print_inspect_text(file, profile, *result, lints);
   }
