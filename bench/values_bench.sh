@@ -104,7 +104,8 @@ time_run() {
   local name=$1
   shift
   /usr/bin/time -f '%e %U %S' -o "$work/time.out" "$@" >/dev/null 2>&1 || true
-  awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$work/time.out" >>"$work/$name.times"
+  # The last line: GNU time puts "Command exited with non-zero status" first.
+  tail -n1 "$work/time.out" | awk '{ printf "%s %.2f\n", $1, $2 + $3 }' >>"$work/$name.times"
 }
 
 rm -f "$work"/*.times
