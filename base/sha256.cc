@@ -85,9 +85,10 @@ void advance(std::atomic<std::uint64_t>* progress, std::uint64_t n) {
   if (progress != nullptr) progress->fetch_add(n, std::memory_order_relaxed);
 }
 
-Sha256Outcome hash_by_read(int fd, std::uint64_t size, Sha256& hash,
-                           std::atomic<std::uint64_t>* progress) {
-  Sha256Outcome out;
+// The read(2) loop. `activity` ("hashed", "read") words the errors.
+StreamOutcome stream_by_read(int fd, std::uint64_t size, const ChunkSink& sink,
+                             std::atomic<std::uint64_t>* progress, std::string_view activity) {
+  StreamOutcome out;
   // Advisory only; failure changes nothing about correctness.
   (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   std::vector<std::uint8_t> buffer(kReadBuffer);
@@ -101,11 +102,11 @@ Sha256Outcome hash_by_read(int fd, std::uint64_t size, Sha256& hash,
       return out;
     }
     if (got == 0) {
-      out.error = "file shrank while being hashed: ended at byte " + std::to_string(offset) +
-                  " of " + std::to_string(size);
+      out.error = "file shrank while being " + std::string(activity) + ": ended at byte " +
+                  std::to_string(offset) + " of " + std::to_string(size);
       return out;
     }
-    hash.update(std::span(buffer.data(), static_cast<std::size_t>(got)));
+    sink(std::span(buffer.data(), static_cast<std::size_t>(got)));
     offset += static_cast<std::uint64_t>(got);
     advance(progress, static_cast<std::uint64_t>(got));
   }
@@ -116,13 +117,16 @@ Sha256Outcome hash_by_read(int fd, std::uint64_t size, Sha256& hash,
   do {
     extra = ::pread(fd, &probe, 1, static_cast<off_t>(size));
   } while (extra < 0 && errno == EINTR);
-  if (extra > 0) out.error = "file grew while being hashed (still being written?)";
+  if (extra > 0) {
+    out.error = "file grew while being " + std::string(activity) + " (still being written?)";
+  }
+  if (out.ok()) out.bytes = size;
   return out;
 }
 
-Sha256Outcome hash_by_mmap(int fd, std::uint64_t size, Sha256& hash,
-                           std::atomic<std::uint64_t>* progress) {
-  Sha256Outcome out;
+StreamOutcome stream_by_mmap(int fd, std::uint64_t size, const ChunkSink& sink,
+                             std::atomic<std::uint64_t>* progress, std::string_view activity) {
+  StreamOutcome out;
   if (size == 0) return out;
   const auto length = static_cast<std::size_t>(size);
   void* map = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -138,30 +142,31 @@ Sha256Outcome hash_by_mmap(int fd, std::uint64_t size, Sha256& hash,
   // between sigsetjmp and siglongjmp.
   for (std::size_t offset = 0; offset < length;) {
     const std::size_t step = std::min(length - offset, kMapStep);
-    const std::optional<std::uint64_t> fault = with_sigbus_guard(
-        bytes + offset, step, [&] { hash.update(std::span(bytes + offset, step)); });
+    const std::optional<std::uint64_t> fault =
+        with_sigbus_guard(bytes + offset, step, [&] { sink(std::span(bytes + offset, step)); });
     if (fault) {
       struct stat st {};
       const std::uint64_t ended =
           ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) < size
               ? static_cast<std::uint64_t>(st.st_size)
               : offset + *fault;
-      out.error = "file shrank while being hashed: ended at byte " + std::to_string(ended) +
-                  " of " + std::to_string(size);
+      out.error = "file shrank while being " + std::string(activity) + ": ended at byte " +
+                  std::to_string(ended) + " of " + std::to_string(size);
       break;
     }
     offset += step;
     advance(progress, step);
   }
   ::munmap(map, length);
+  if (out.ok()) out.bytes = size;
   return out;
 }
 
-}  // namespace
-
-Sha256Outcome sha256_fd(int fd, const Sha256Options& options,
-                        std::atomic<std::uint64_t>* progress) {
-  Sha256Outcome out;
+// Opens nothing: checks that `fd` is a regular file and streams it.
+StreamOutcome stream_regular_file(int fd, const Sha256Options& options,
+                                  std::atomic<std::uint64_t>* progress, const ChunkSink& sink,
+                                  std::string_view activity) {
+  StreamOutcome out;
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     out.error = errno_text("fstat failed", errno);
@@ -172,14 +177,32 @@ Sha256Outcome sha256_fd(int fd, const Sha256Options& options,
     return out;
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
+  return options.io == HashIo::kMmap ? stream_by_mmap(fd, size, sink, progress, activity)
+                                     : stream_by_read(fd, size, sink, progress, activity);
+}
+
+}  // namespace
+
+Sha256Outcome sha256_fd(int fd, const Sha256Options& options, std::atomic<std::uint64_t>* progress,
+                        const ChunkSink& also) {
   Sha256 hash;
-  out = options.io == HashIo::kMmap ? hash_by_mmap(fd, size, hash, progress)
-                                    : hash_by_read(fd, size, hash, progress);
+  const ChunkSink sink = [&](std::span<const std::uint8_t> chunk) {
+    hash.update(chunk);
+    if (also) also(chunk);
+  };
+  StreamOutcome streamed = stream_regular_file(fd, options, progress, sink, "hashed");
+  Sha256Outcome out;
+  out.error = std::move(streamed.error);
   if (!out.ok()) return out;
   out.digest = hash.finish();
   if (!hash.ok()) out.error = "OpenSSL SHA-256 failed";
-  out.bytes = size;
+  out.bytes = streamed.bytes;
   return out;
+}
+
+StreamOutcome stream_fd(int fd, const Sha256Options& options, std::atomic<std::uint64_t>* progress,
+                        const ChunkSink& sink) {
+  return stream_regular_file(fd, options, progress, sink, "read");
 }
 
 }  // namespace stguard::base

@@ -10,12 +10,20 @@
 //   int fd = ...;  // the caller opens (it decides how names resolve)
 //   stguard::base::Sha256Outcome h = stguard::base::sha256_fd(fd);
 //   if (h.ok()) use(stguard::base::to_hex(h.digest));
+//
+//   // One read of the file for the hash and for another pass over its bytes:
+//   h = stguard::base::sha256_fd(fd, {}, nullptr, [&](std::span<const std::uint8_t> chunk) {
+//     scanner.feed(chunk);
+//   });
+//   // The same read loop without the hash, for a pass that needs no digest:
+//   stguard::base::StreamOutcome s = stguard::base::stream_fd(fd, {}, nullptr, sink);
 #ifndef STGUARD_BASE_SHA256_H_
 #define STGUARD_BASE_SHA256_H_
 
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -81,12 +89,35 @@ struct Sha256Outcome {
   bool ok() const noexcept { return error.empty(); }
 };
 
+// Receives a file's bytes in order, chunk by chunk (at most 1 MiB with
+// kRead, 8 MiB with kMmap; any size, so elements of the caller's own format
+// may be split between chunks). With kMmap it runs under the SIGBUS guard and
+// has to meet base::with_sigbus_guard's preconditions (no locks taken, no
+// allocations it cannot leave behind).
+using ChunkSink = std::function<void(std::span<const std::uint8_t>)>;
+
 // Hashes the regular file open on `fd` from offset 0 to the size fstat
 // reports when hashing starts; a file that shrinks or grows meanwhile is an
 // error. `progress`, when given, is advanced by the bytes hashed (relaxed
-// atomics, for a progress display). Does not close `fd`.
+// atomics, for a progress display). `also`, when given, is handed every
+// chunk after it was hashed, so that a second pass over the bytes costs no
+// second read of the file. Does not close `fd`.
 Sha256Outcome sha256_fd(int fd, const Sha256Options& options = {},
-                        std::atomic<std::uint64_t>* progress = nullptr);
+                        std::atomic<std::uint64_t>* progress = nullptr, const ChunkSink& also = {});
+
+struct StreamOutcome {
+  std::uint64_t bytes = 0;  // bytes handed to the sink
+  std::string error;        // empty on success: what failed, and where
+
+  bool ok() const noexcept { return error.empty(); }
+};
+
+// sha256_fd's read loop without the hash: hands the regular file open on
+// `fd` to `sink`, chunk by chunk, with the same I/O choice and the same
+// errors ("file shrank while being read: ended at byte N of M", "... grew
+// ..."). Does not close `fd`.
+StreamOutcome stream_fd(int fd, const Sha256Options& options, std::atomic<std::uint64_t>* progress,
+                        const ChunkSink& sink);
 
 }  // namespace stguard::base
 

@@ -6,7 +6,10 @@
 // from the start of the file reads header bytes instead of tensor data.
 //
 // Lints are warnings about files that are valid but unusual; they never change
-// the verdict or the exit status.
+// the verdict or the exit status. --scan-values reads the tensor data too
+// (verify/value_scan.h), and NaN or Inf found there does: exit status 1.
+#include <fcntl.h>
+
 #include <algorithm>
 #include <array>
 #include <iostream>
@@ -17,18 +20,21 @@
 #include <utility>
 #include <vector>
 
+#include "base/file_io.h"
 #include "base/json.h"
+#include "base/sha256.h"
 #include "base/text.h"
 #include "command.h"
 #include "output.h"
 #include "stguard/dtype.h"
 #include "stguard/file.h"
+#include "verify/value_scan.h"
 
 namespace stguard::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "stguard inspect [--json] [--profile strict|reference] [--max-... N] FILE";
+    "stguard inspect [--json] [--scan-values] [--profile strict|reference] [--max-... N] FILE";
 
 // A static string (Command keeps a view of it): the limit options are
 // written once, in output.h.
@@ -39,6 +45,9 @@ shape, range relative to the data buffer [begin,end), absolute file range
 
 Options:
   --json                      one JSON object instead of the table
+  --scan-values               also read the tensor data: count NaN, +Inf and -Inf
+                              in each floating-point tensor and find tensors that
+                              are all zeros; exit status 1 when any NaN or Inf
   --profile strict|reference  how to read the header (default strict)
 )") +
     std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
@@ -58,7 +67,10 @@ the file really is when it is no safetensors file at all, as `stguard check`
 says); a file that cannot be opened exits 2. JSON keys: file, verdict, profile, reason, offset,
 message, then (accepted) header_len, data_offset, data_len, file_size,
 tensors [{name, dtype, shape, data_offsets, absolute_offsets, bytes,
-header_offset}], metadata (object or null), lints [{code, tensor, message}].
+header_offset}], metadata (object or null), lints [{code, tensor, message}];
+with --scan-values each tensor also has values ({values, nan, pos_inf, neg_inf,
+all_zero}, or null for integer and BOOL tensors) and the record a values
+summary.
 )";
 
 // Text mode shows at most this many lints of one code; JSON shows all.
@@ -69,6 +81,7 @@ constexpr std::size_t kMaxMetadataValueShown = 200;
 struct InspectArgs {
   ParseFlags parse;
   bool json = false;
+  bool scan_values = false;
   std::vector<std::string> files;
 };
 
@@ -144,10 +157,67 @@ std::vector<Lint> compute_lints(const Header& header) {
   return lints;
 }
 
+// The value scan of an accepted file: one read of the whole file.
+struct ValueScan {
+  std::vector<verify::TensorValues> tensors;  // the scanned ones, in header order
+  std::string error;                          // why the file could not be read
+};
+
+ValueScan scan_values(const std::string& file, const Header& header) {
+  ValueScan out;
+  const base::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (!fd) {
+    out.error = "cannot open: " + base::errno_text(errno);
+    return out;
+  }
+  verify::ValueScanner scanner(header.tensors, header.data_offset());
+  const base::StreamOutcome read = base::stream_fd(
+      fd.get(), {}, nullptr, [&](std::span<const std::uint8_t> chunk) { scanner.feed(chunk); });
+  if (!read.ok()) {
+    out.error = read.error;
+  } else if (read.bytes != header.file_size) {
+    out.error = "changed since its header was read: " + std::to_string(read.bytes) +
+                " bytes, the header was read from a file of " + std::to_string(header.file_size);
+  } else {
+    out.tensors = scanner.finish();
+  }
+  return out;
+}
+
+bool any_nan_or_inf(const std::vector<verify::TensorValues>& tensors) {
+  return std::any_of(tensors.begin(), tensors.end(),
+                     [](const verify::TensorValues& t) { return t.has_nan_or_inf(); });
+}
+
+nlohmann::ordered_json values_summary_json(const std::vector<verify::TensorValues>& tensors) {
+  std::uint64_t bytes = 0, nan = 0, pos_inf = 0, neg_inf = 0;
+  std::uint64_t with_nan = 0, with_inf = 0, all_zero = 0;
+  for (const verify::TensorValues& t : tensors) {
+    bytes += t.bytes;
+    nan += t.nan;
+    pos_inf += t.pos_inf;
+    neg_inf += t.neg_inf;
+    with_nan += t.nan != 0 ? 1 : 0;
+    with_inf += t.pos_inf != 0 || t.neg_inf != 0 ? 1 : 0;
+    all_zero += t.all_zero ? 1 : 0;
+  }
+  nlohmann::ordered_json j;
+  j["tensors_scanned"] = tensors.size();
+  j["tensor_bytes"] = bytes;
+  j["tensors_nan"] = with_nan;
+  j["tensors_inf"] = with_inf;
+  j["tensors_all_zero"] = all_zero;
+  j["nan"] = nan;
+  j["pos_inf"] = pos_inf;
+  j["neg_inf"] = neg_inf;
+  return j;
+}
+
 // Streamed rather than built as one tree: a shape may hold tens of millions
 // of dimensions (base::JsonStream says what a tree would cost).
 void write_inspect_json(std::ostream& out, const std::string& file, Profile profile,
-                        const Header& header, const std::vector<Lint>& lints) {
+                        const Header& header, const std::vector<Lint>& lints,
+                        const std::vector<verify::TensorValues>* values) {
   base::JsonStream json(out);
   json.begin_object().members(verdict_record(file, profile, nullptr));
   json.key("header_len").value(header.header_len);
@@ -155,6 +225,7 @@ void write_inspect_json(std::ostream& out, const std::string& file, Profile prof
   json.key("data_len").value(header.data_len());
   json.key("file_size").value(header.file_size);
   json.key("tensors").begin_array();
+  std::size_t next_scanned = 0;
   for (const TensorInfo& t : header.tensors) {
     json.begin_object();
     json.key("name").value(t.name);
@@ -165,9 +236,23 @@ void write_inspect_json(std::ostream& out, const std::string& file, Profile prof
         .numbers(std::array{header.data_offset() + t.begin, header.data_offset() + t.end});
     json.key("bytes").value(t.byte_size());
     json.key("header_offset").value(t.header_offset);
+    if (values != nullptr) {
+      // values holds the scanned tensors in header order.
+      if (verify::dtype_is_scanned(t.dtype) && next_scanned < values->size()) {
+        const verify::TensorValues& v = (*values)[next_scanned++];
+        json.key("values").value({{"values", v.values},
+                                  {"nan", v.nan},
+                                  {"pos_inf", v.pos_inf},
+                                  {"neg_inf", v.neg_inf},
+                                  {"all_zero", v.all_zero}});
+      } else {
+        json.key("values").value(nullptr);
+      }
+    }
     json.end_object();
   }
   json.end_array();
+  if (values != nullptr) json.key("values").value(values_summary_json(*values));
   // As a tree: the reference profile keeps a repeated key's last value at
   // its first place, which the object's assignment does.
   nlohmann::ordered_json metadata = nullptr;
@@ -283,6 +368,28 @@ void print_inspect_text(const std::string& file, Profile profile, const Header& 
   }
 }
 
+// The tensors with NaN, Inf or only zeros, after a summary line.
+void print_values_text(const std::vector<verify::TensorValues>& tensors) {
+  std::uint64_t bytes = 0, with_nan = 0, with_inf = 0, all_zero = 0;
+  std::vector<std::vector<std::string>> rows = {
+      {"NAME", "DTYPE", "NAN", "+INF", "-INF", "ALL_ZERO"}};
+  for (const verify::TensorValues& t : tensors) {
+    bytes += t.bytes;
+    with_nan += t.nan != 0 ? 1 : 0;
+    with_inf += t.pos_inf != 0 || t.neg_inf != 0 ? 1 : 0;
+    all_zero += t.all_zero ? 1 : 0;
+    if (!t.noteworthy()) continue;
+    rows.push_back({t.name.empty() ? std::string("\"\"") : base::terminal_safe(t.name),
+                    std::string(dtype_name(t.dtype)), std::to_string(t.nan),
+                    std::to_string(t.pos_inf), std::to_string(t.neg_inf),
+                    t.all_zero ? "yes" : "no"});
+  }
+  std::cout << "\nvalues:   " << tensors.size() << " floating-point tensor"
+            << (tensors.size() == 1 ? "" : "s") << " scanned (" << bytes << " bytes): " << with_nan
+            << " with NaN, " << with_inf << " with Inf, " << all_zero << " all zero\n";
+  if (rows.size() > 1) print_table(rows);
+}
+
 int run_inspect(const Command& command, const InspectArgs& args) {
   std::string error;
   const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
@@ -306,13 +413,24 @@ int run_inspect(const Command& command, const InspectArgs& args) {
     return exit_code_for(&result.error());
   }
   const std::vector<Lint> lints = compute_lints(*result);
+  std::optional<ValueScan> scan;
+  if (args.scan_values) {
+    scan = scan_values(file, *result);
+    if (!scan->error.empty()) {
+      std::cerr << "stguard inspect: " << base::terminal_safe(file) << ": "
+                << base::terminal_safe(scan->error) << "\n";
+      return kExitUsage;
+    }
+  }
+  const std::vector<verify::TensorValues>* values = scan ? &scan->tensors : nullptr;
   if (args.json) {
-    write_inspect_json(std::cout, file, profile, *result, lints);
+    write_inspect_json(std::cout, file, profile, *result, lints, values);
     std::cout << "\n";
   } else {
     print_inspect_text(file, profile, *result, lints);
+    if (values != nullptr) print_values_text(*values);
   }
-  return kExitOk;
+  return values != nullptr && any_nan_or_inf(*values) ? kExitFailed : kExitOk;
 }
 
 }  // namespace
@@ -322,6 +440,7 @@ void add_inspect_command(CLI::App& root, Commands& commands) {
   auto args = std::make_shared<InspectArgs>();
   add_parse_flags(*command.app, args->parse);
   command.app->add_flag("--json", args->json)->disable_flag_override();
+  command.app->add_flag("--scan-values", args->scan_values)->disable_flag_override();
   command.app->add_option("FILE", args->files);
   command.positionals = &args->files;
   command.run = [&command, args] { return run_inspect(command, *args); };

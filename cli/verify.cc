@@ -37,7 +37,8 @@ using verify::VerifyOptions;
 using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
-    "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [-j N] DIR";
+    "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [--scan-values] [-j N] "
+    "DIR";
 
 constexpr std::string_view kHelp =
     R"(Checks that a model folder is whole before anything else is blamed:
@@ -51,6 +52,9 @@ constexpr std::string_view kHelp =
   - SHA256SUMS (sha256sum format) when present, or --sha256 FILE: listed but
     missing, mismatched, and shards not listed
   - symlinks, and leftovers of interrupted downloads (.part, .incomplete, ...)
+  - with --scan-values, the values: NaN and Inf in floating-point tensors
+    (errors) and tensors that are all zeros (warnings), in the same read as
+    hashing
 Nothing in DIR is ever created, changed, moved or deleted. Names from the
 index or the checksum list that could leave DIR (absolute, "..", backslash,
 NUL) are reported and never opened.
@@ -63,6 +67,10 @@ Options:
                        leaving DIR are never followed)
   --sha256 FILE        checksum list to use instead of DIR/SHA256SUMS; names in
                        it are relative to DIR
+  --scan-values        count NaN, +Inf and -Inf in every floating-point tensor
+                       (F64, F32, F16, BF16, C64, the F8, F6 and F4 types) and
+                       find tensors that are all zeros; each shard is read
+                       once, hashed or not
   -j N, --jobs N       hashing threads (default: one per core)
   --hash-io read|mmap  how files are read for hashing (default read); a file
                        that shrinks meanwhile is an error with either
@@ -225,6 +233,16 @@ void print_text(const VerifyReport& report) {
   } else {
     summary += "; no SHA256SUMS: file contents not verified";
   }
+  if (report.values) {
+    const verify::ValuesReport& vr = *report.values;
+    summary += "; values: " + plural(vr.tensors, "tensor") + " scanned (" +
+               human_bytes(vr.tensor_bytes) + "), " + std::to_string(vr.tensors_nan) +
+               " with NaN, " + std::to_string(vr.tensors_inf) + " with Inf, " +
+               std::to_string(vr.tensors_all_zero) + " all zero";
+    if (vr.shards_incomplete != 0) {
+      summary += " (" + plural(vr.shards_incomplete, "shard") + " not read through)";
+    }
+  }
   summary += "; " + plural(report.errors, "error") + ", " + plural(report.warnings, "warning");
   std::cout << summary << "\n";
 }
@@ -261,6 +279,7 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   app.add_option("--sha256", args->options.sha256_file);
   app.add_option("-j,--jobs", args->jobs);
   app.add_option("--hash-io", args->hash_io);
+  app.add_flag("--scan-values", args->options.scan_values)->disable_flag_override();
   app.add_option("DIR", args->dirs);
   command.positionals = &args->dirs;
   command.run = [&command, args] { return run_verify(command, *args); };

@@ -4,20 +4,18 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
 #include <utility>
 
 #include "base/file_io.h"
-#include "base/parallel.h"
 #include "base/path.h"
 #include "base/sandbox.h"
 #include "base/sha256.h"
 #include "verify/checksums.h"
+#include "verify/file_read.h"
 #include "verify/findings.h"
 #include "verify/verifier.h"
 
@@ -30,62 +28,20 @@ struct HashJob {
   std::uint64_t size = 0;
 };
 
-struct HashResult {
-  base::Sha256Outcome outcome;
-  int open_err = 0;
-  bool changed = false;  // between the fstat before hashing and the one after
-  std::optional<FileStamp> stamp;
-};
+using HashResult = FileRead;
 
-HashResult hash_one(const Verification& v, const HashJob& job, std::atomic<std::uint64_t>* done) {
-  HashResult result;
-  const base::Opened o = base::open_beneath(v.folder.dir.get(), job.name,
-                                            {.follow_symlinks = v.options.follow_symlinks});
-  if (!o.fd) {
-    result.open_err = o.err;
-    return result;
-  }
-  struct stat before {};
-  struct stat after {};
-  const bool stat_before = ::fstat(o.fd.get(), &before) == 0;
-  result.outcome = base::sha256_fd(o.fd.get(), v.options.hash, done);
-  const bool stat_after = ::fstat(o.fd.get(), &after) == 0;
-  if (stat_before && stat_after) {
-    result.stamp = stamp_of(before);
-    result.changed = !(stamp_of(before) == stamp_of(after));
-  }
-  return result;
-}
-
-// Hashes the jobs on base::parallel_for_each, largest files first so that
-// one big file started last does not leave the other threads idle at the end.
+// Hashes the files, each shard being value-scanned in the same read (when
+// asked).
 std::vector<HashResult> hash_all(const Verification& v, const std::vector<HashJob>& jobs,
                                  ChecksumReport* cr) {
-  std::vector<HashResult> results(jobs.size());
-  if (jobs.empty()) return results;
-  std::vector<std::size_t> order(jobs.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return jobs[a].size > jobs[b].size; });
-  std::uint64_t total = 0;
-  for (const HashJob& job : jobs) total += job.size;
-
-  std::atomic<std::uint64_t> done{0};
-  base::ParallelOptions parallel;
-  parallel.jobs = v.options.jobs;
-  parallel.tick_interval = v.options.progress_interval;
-  if (v.options.progress) {
-    parallel.on_tick = [&] {
-      v.options.progress(done.load(std::memory_order_relaxed), total, false);
-    };
-  }
-  const auto start = std::chrono::steady_clock::now();
-  cr->jobs = base::parallel_for_each(order.size(), parallel, [&](std::size_t k) {
-    results[order[k]] = hash_one(v, jobs[order[k]], &done);
-  });
-  if (v.options.progress) v.options.progress(done.load(), total, true);
-  cr->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  cr->bytes_hashed = done.load();
+  std::vector<ReadJob> files;
+  files.reserve(jobs.size());
+  for (const HashJob& job : jobs) files.push_back(ReadJob{job.name, job.size});
+  ReadStats stats;
+  std::vector<HashResult> results = read_all(v, files, /*hash=*/true, &stats);
+  cr->jobs = stats.jobs;
+  cr->seconds = stats.seconds;
+  cr->bytes_hashed = stats.bytes;
   return results;
 }
 
@@ -197,20 +153,14 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
 // The findings for one hashed file; true when its digest matched.
 bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
                 const ChecksumLine& line, const HashResult& result) {
-  if (result.open_err != 0 || !result.outcome.ok()) {
-    Finding f = make_finding(
-        FindingKind::kChecksumUnreadable, Category::kChecksum, job.name,
-        "could not be hashed: " +
-            (result.open_err != 0 ? base::open_error_text(result.open_err) : result.outcome.error));
+  if (!result.ok()) {
+    Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, job.name,
+                             "could not be hashed: " + result.error_text());
     f.line = line.line;
     v.add(std::move(f));
     return false;
   }
-  // A shard whose identity differs from when its structure was checked.
-  const auto checked = v.shard_stamps.find(job.name);
-  const bool changed_since_check =
-      checked != v.shard_stamps.end() && result.stamp && !(checked->second == *result.stamp);
-  if (result.changed || changed_since_check) {
+  if (changed_while_verified(v, job.name, result)) {
     v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
                        "changed while being verified (still being written or copied?): check "
                        "again once the transfer has finished"));

@@ -74,6 +74,12 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "checksum_unreadable";
     case FindingKind::kChecksumDuplicate:
       return "checksum_duplicate";
+    case FindingKind::kTensorNan:
+      return "tensor_nan";
+    case FindingKind::kTensorInf:
+      return "tensor_inf";
+    case FindingKind::kTensorAllZero:
+      return "tensor_all_zero";
   }
   return "unknown";
 }
@@ -98,6 +104,8 @@ std::string_view category_name(Category category) noexcept {
       return "index";
     case Category::kChecksum:
       return "checksum";
+    case Category::kValues:
+      return "values";
   }
   return "folder";
 }

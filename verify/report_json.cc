@@ -16,6 +16,39 @@ nlohmann::ordered_json optional_json(const std::optional<T>& value) {
   return *value;
 }
 
+// The value scan: counts, then only the tensors with something to say.
+nlohmann::ordered_json values_json(const ValuesReport& vr) {
+  using Json = nlohmann::ordered_json;
+  Json j = Json::object();
+  j["shards"] = vr.shards;
+  j["shards_incomplete"] = vr.shards_incomplete;
+  j["tensors_scanned"] = vr.tensors;
+  j["tensor_bytes"] = vr.tensor_bytes;
+  j["tensors_nan"] = vr.tensors_nan;
+  j["tensors_inf"] = vr.tensors_inf;
+  j["tensors_all_zero"] = vr.tensors_all_zero;
+  j["nan"] = vr.nan;
+  j["pos_inf"] = vr.pos_inf;
+  j["neg_inf"] = vr.neg_inf;
+  j["bytes_read"] = vr.bytes_read;
+  j["seconds"] = vr.seconds;
+  Json tensors = Json::array();
+  for (const ScannedTensor& s : vr.noteworthy) {
+    Json t = Json::object();
+    base::set_name(t, "file", s.file);
+    t["tensor"] = s.values.name;
+    t["dtype"] = dtype_name(s.values.dtype);
+    t["values"] = s.values.values;
+    t["nan"] = s.values.nan;
+    t["pos_inf"] = s.values.pos_inf;
+    t["neg_inf"] = s.values.neg_inf;
+    t["all_zero"] = s.values.all_zero;
+    tensors.push_back(std::move(t));
+  }
+  j["tensors"] = std::move(tensors);
+  return j;
+}
+
 }  // namespace
 
 nlohmann::ordered_json report_to_json(const VerifyReport& report) {
@@ -78,6 +111,8 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   } else {
     doc["checksums"] = nullptr;
   }
+
+  doc["values"] = report.values ? values_json(*report.values) : Json(nullptr);
 
   Json findings = Json::array();
   std::map<std::string_view, std::uint64_t> by_kind;

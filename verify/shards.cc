@@ -173,7 +173,7 @@ ShardCheck skipped(ShardCheck c, FindingKind kind, std::string message, bool wit
 
 }  // namespace
 
-ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks) {
+ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks, bool keep_layout) {
   ShardCheck c;
   ShardReport& r = c.report;
   r.file = entry.name;
@@ -215,7 +215,7 @@ ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks) {
   r.size = static_cast<std::uint64_t>(st.st_size);
   c.stamp = stamp_of(st);
 
-  const Result<Header> header = parse_shard_head(o.fd.get(), r.size, ParseOptions{});
+  Result<Header> header = parse_shard_head(o.fd.get(), r.size, ParseOptions{});
   if (!header && header.error().reason == Reason::kIoError) {
     return skipped(std::move(c), FindingKind::kShardUnreadable, header.error().message, true);
   }
@@ -236,6 +236,7 @@ ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks) {
     r.tensor_bytes += t.byte_size();  // sums of a validated layout cannot overflow
     c.tensors.push_back(t.name);
   }
+  if (keep_layout) c.layout = std::move(*header);
   return c;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "stguard/header.h"
 #include "verify/folder.h"
 #include "verify/verify.h"
 
@@ -29,10 +30,13 @@ struct ShardCheck {
   std::optional<Finding> finding;
   std::vector<std::string> tensors;  // names in header order, when accepted
   std::optional<FileStamp> stamp;    // when it was checked (a regular file was opened)
+  std::optional<Header> layout;      // the accepted header, when asked for (the value scan)
 };
 
 // Checks the shard `entry` (role kShard) of the directory open on `dir_fd`.
-ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks);
+// With keep_layout, an accepted shard's header is kept in layout.
+ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks,
+                       bool keep_layout = false);
 
 }  // namespace stguard::verify
 

@@ -1,6 +1,6 @@
 // verify/verifier.cc: verify_model_folder: reading --sha256 FILE, listing
-// DIR, the folder and shard passes, duplicate tensors, then the index and
-// checksum passes, and the totals.
+// DIR, the folder and shard passes, duplicate tensors, then the index,
+// checksum and value passes, and the totals.
 #include "verify/verifier.h"
 
 #include <fcntl.h>
@@ -37,7 +37,9 @@ bool load_checksum_option(Verification& v) {
 void check_shards(Verification& v) {
   for (const Entry& e : v.folder.entries) {
     if (e.role != Role::kShard) continue;
-    ShardCheck c = check_shard(v.folder.dir.get(), e, v.options.follow_symlinks);
+    ShardCheck c =
+        check_shard(v.folder.dir.get(), e, v.options.follow_symlinks, v.options.scan_values);
+    if (c.layout) v.values.add(e.name, c.layout->tensors, c.layout->data_offset());
     const auto id = static_cast<std::uint32_t>(v.report.shards.size());
     for (std::string& name : c.tensors) v.tensors[std::move(name)].push_back(id);
     if (c.stamp) v.shard_stamps[e.name] = *c.stamp;
@@ -111,6 +113,7 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   check_duplicates(v);
   check_indexes(v);
   check_checksums(v);
+  check_values(v);
   count_totals(v.report);
   return std::move(v.report);
 }

@@ -3,10 +3,12 @@
 // files of their own.
 //
 // The passes run in a fixed order, each appending its findings, so the report
-// reads folder, shards, duplicate tensors, indexes, checksums:
+// reads folder, shards, duplicate tensors, indexes, checksums, values:
 //   verifier.cc        listing, folder findings, shards, duplicates, totals
 //   index_check.cc     each index read and held against the shards
 //   checksum_check.cc  the checksum list checked and the files hashed on a pool
+//   value_check.cc     the value scan's findings (with scan_values; the
+//                      scanners ride on the checksum pass's reads)
 #ifndef STGUARD_VERIFY_VERIFIER_H_
 #define STGUARD_VERIFY_VERIFIER_H_
 
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "verify/folder.h"
+#include "verify/value_check.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -32,6 +35,7 @@ struct Verification {
   // Tensor name -> the shards (indices in report.shards) that hold it.
   std::unordered_map<std::string, std::vector<std::uint32_t>> tensors;
   std::string checksum_text;  // the --sha256 FILE, read before anything else
+  ValueScans values;          // one scanner per accepted shard, with scan_values
 
   void add(Finding finding) { report.findings.push_back(std::move(finding)); }
 };

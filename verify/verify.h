@@ -23,13 +23,15 @@
 // rejected (base::safe_relative_name) before anything is opened, and
 // resolution never leaves DIR, even when symlinks are followed. A shard's
 // structure is checked from its first 8 + N bytes; tensor data is read only
-// to hash it.
+// to hash it and, with scan_values, to scan its values (in the same read).
 //
 // The pieces, for readers of the module: findings.cc (the stable names),
 // verifier.cc (listing DIR, the passes in order), shards.cc (one shard),
 // index.cc (reading an index) and index_check.cc (holding it against the
 // shards), checksums.cc (the sha256sum format) and checksum_check.cc (hashing
-// on a pool), report_json.cc.
+// on a pool), file_read.cc (one read of a file, hashed or not, feeding the
+// value scan), value_scan.cc (NaN, Inf and zeros in a stream of tensor bytes)
+// and value_check.cc (the scan's findings), report_json.cc.
 #ifndef STGUARD_VERIFY_VERIFY_H_
 #define STGUARD_VERIFY_VERIFY_H_
 
@@ -44,6 +46,7 @@
 
 #include "base/sha256.h"
 #include "stguard/error.h"
+#include "verify/value_scan.h"
 
 namespace stguard::verify {
 
@@ -87,6 +90,10 @@ enum class FindingKind : std::uint8_t {
   kChecksumMismatch = 43,     // content differs (expected and actual digest)
   kChecksumUnreadable = 44,   // listed, present, but could not be hashed
   kChecksumDuplicate = 45,    // a name listed twice
+  // Values (with scan_values).
+  kTensorNan = 70,      // a floating-point tensor holding NaN
+  kTensorInf = 71,      // a floating-point tensor holding +Inf or -Inf
+  kTensorAllZero = 72,  // a non-empty floating-point tensor whose values are all +0 or -0
 };
 
 std::string_view finding_kind_name(FindingKind kind) noexcept;  // "shard_truncated", ...
@@ -97,7 +104,14 @@ enum class Severity : std::uint8_t {
 };
 std::string_view severity_name(Severity severity) noexcept;  // "error" | "warning"
 
-enum class Category : std::uint8_t { kFolder = 0, kShard = 1, kIndex = 2, kChecksum = 3 };
+// 4 is taken by the Hugging Face cache checks.
+enum class Category : std::uint8_t {
+  kFolder = 0,
+  kShard = 1,
+  kIndex = 2,
+  kChecksum = 3,
+  kValues = 5,
+};
 std::string_view category_name(Category category) noexcept;  // "folder" | "shard" | ...
 
 struct Finding {
@@ -163,6 +177,31 @@ struct ChecksumReport {
   unsigned jobs = 0;   // hashing threads used
 };
 
+// A tensor the value scan has something to say about.
+struct ScannedTensor {
+  std::string file;  // the shard, relative to DIR
+  TensorValues values;
+};
+
+struct ValuesReport {
+  std::uint64_t shards = 0;  // accepted shards whose values were all read
+  std::uint64_t shards_incomplete =
+      0;                           // accepted shards whose read failed (their own finding says why)
+  std::uint64_t tensors = 0;       // floating-point tensors scanned to the end
+  std::uint64_t tensor_bytes = 0;  // their bytes
+  std::uint64_t tensors_nan = 0;   // tensors with at least one NaN
+  std::uint64_t tensors_inf = 0;   // ... with at least one +Inf or -Inf
+  std::uint64_t tensors_all_zero = 0;
+  std::uint64_t nan = 0;  // values, over all tensors
+  std::uint64_t pos_inf = 0;
+  std::uint64_t neg_inf = 0;
+  // Bytes the value pass read itself: shards no checksum hashed (the others
+  // were scanned in the same read that hashed them).
+  std::uint64_t bytes_read = 0;
+  double seconds = 0;                     // wall time of that extra read (0 when there was none)
+  std::vector<ScannedTensor> noteworthy;  // NaN, Inf or all zero: by shard, then header order
+};
+
 struct VerifyReport {
   std::string dir;
   bool ran = false;                 // false: could not run at all (see fatal); exit status 2
@@ -170,7 +209,9 @@ struct VerifyReport {
   std::vector<ShardReport> shards;  // by name
   std::vector<IndexReport> indexes;
   std::optional<ChecksumReport> checksums;  // nullopt: no SHA256SUMS and no --sha256
-  std::vector<Finding> findings;   // folder, shards, duplicates, indexes, checksums, in that order
+  std::optional<ValuesReport> values;       // nullopt: no scan_values
+  // Folder, shards, duplicates, indexes, checksums, values, in that order.
+  std::vector<Finding> findings;
   std::uint64_t tensors = 0;       // in accepted shards
   std::uint64_t tensor_bytes = 0;  // in accepted shards
   std::uint64_t errors = 0;
@@ -201,6 +242,11 @@ struct VerifyOptions {
   // Hashing threads, the calling thread included; 0 = one per core.
   unsigned jobs = 0;
   base::Sha256Options hash;
+  // Count NaN and Inf in every floating-point tensor of every accepted shard,
+  // and find tensors that are all zeros (findings tensor_nan, tensor_inf,
+  // tensor_all_zero). Shards that are hashed are scanned in the same read;
+  // the others are read once for the scan.
+  bool scan_values = false;
   // Called from the calling thread while files are hashed, about every
   // progress_interval, and once with finished = true at the end. Not called
   // when there is nothing to hash.

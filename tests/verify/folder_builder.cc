@@ -54,6 +54,27 @@ std::vector<std::uint8_t> make_shard(const std::vector<std::string>& names) {
   return *file;
 }
 
+std::vector<std::uint8_t> make_f32_shard(
+    const std::vector<std::pair<std::string, std::vector<std::uint32_t>>>& tensors) {
+  std::vector<std::vector<std::uint8_t>> data;
+  std::vector<stguard::TensorToWrite> to_write;
+  data.reserve(tensors.size());
+  for (const auto& [name, values] : tensors) {
+    std::vector<std::uint8_t> bytes;
+    for (const std::uint32_t v : values) {
+      for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    }
+    data.push_back(std::move(bytes));
+  }
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    to_write.push_back(
+        {tensors[i].first, stguard::Dtype::kF32, {tensors[i].second.size()}, data[i]});
+  }
+  stguard::Result<std::vector<std::uint8_t>> file = stguard::write_safetensors(to_write);
+  if (!file) std::abort();
+  return *file;
+}
+
 const std::map<std::string, std::vector<std::string>>& good_layout() {
   static const std::map<std::string, std::vector<std::string>> layout = {
       {kShard1, {"model.embed.weight", "model.layers.0.w"}},

@@ -33,6 +33,11 @@ std::string slurp(const std::string& path);
 // shards holding "the same" tensor still differ byte-wise.
 std::vector<std::uint8_t> make_shard(const std::vector<std::string>& names);
 
+// A shard of F32 tensors given by their bit patterns (name -> values), for
+// the value scan: 0x7FC00000 is a NaN, 0x7F800000 +Inf, 0x80000000 -0.
+std::vector<std::uint8_t> make_f32_shard(
+    const std::vector<std::pair<std::string, std::vector<std::uint32_t>>>& tensors);
+
 inline const std::string kShard1 = "model-00001-of-00003.safetensors";
 inline const std::string kShard2 = "model-00002-of-00003.safetensors";
 inline const std::string kShard3 = "model-00003-of-00003.safetensors";

@@ -1,0 +1,68 @@
+// verify/file_read.h (internal to verify/): one read of a file in DIR,
+// hashed or not, with its bytes also handed to the value scan, and whether
+// the file changed meanwhile. Both the checksum pass and the value pass read
+// through it, so that a shard is read once whatever asks for its bytes.
+//
+//   FileRead r = read_file_once(v, "model.safetensors", /*hash=*/true,
+//                               v.values.claim("model.safetensors"), &done);
+//   if (!r.ok()) report(r.error_text());
+//   else if (changed_while_verified(v, "model.safetensors", r)) report_changed();
+#ifndef STGUARD_VERIFY_FILE_READ_H_
+#define STGUARD_VERIFY_FILE_READ_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/sha256.h"
+#include "verify/folder.h"
+
+namespace stguard::verify {
+
+struct Verification;
+
+struct FileRead {
+  base::Sha256Outcome outcome;  // the digest when hashed; the error when the read failed
+  int open_err = 0;             // errno of open_beneath, else 0
+  bool changed = false;         // between the fstat before reading and the one after
+  std::optional<FileStamp> stamp;
+
+  bool ok() const noexcept { return open_err == 0 && outcome.ok(); }
+  // Why it failed, for a message ("" when ok()).
+  std::string error_text() const;
+};
+
+// Opens `name` beneath DIR (following symlinks as the options say) and reads
+// it once: hashed when `hash`, and every chunk handed to `also` when given.
+// `done` (may be null) is advanced by the bytes read.
+FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
+                        const base::ChunkSink& also, std::atomic<std::uint64_t>* done);
+
+struct ReadJob {
+  std::string name;  // relative to DIR, already checked by base::safe_relative_name
+  std::uint64_t size = 0;
+};
+
+struct ReadStats {
+  std::uint64_t bytes = 0;  // read
+  double seconds = 0;       // wall time
+  unsigned jobs = 0;        // threads used
+};
+
+// read_file_once for each job on base::parallel_for_each (options.jobs
+// threads), largest files first so that one big file started last does not
+// leave the other threads idle at the end; each read also feeds the file's
+// value scan when it has one not yet claimed. Reports progress through
+// options.progress. Results in the order of `jobs`.
+std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>& jobs, bool hash,
+                               ReadStats* stats);
+
+// True when the file changed while it was read, or is not the file whose
+// structure was checked (a shard replaced in between).
+bool changed_while_verified(const Verification& v, const std::string& name, const FileRead& read);
+
+}  // namespace stguard::verify
+
+#endif  // STGUARD_VERIFY_FILE_READ_H_
