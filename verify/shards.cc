@@ -173,7 +173,7 @@ ShardCheck skipped(ShardCheck c, FindingKind kind, std::string message, bool wit
 
 }  // namespace
 
-ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks) {
+ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_symlinks) {
   ShardCheck c;
   ShardReport& r = c.report;
   r.file = entry.name;
@@ -190,7 +190,7 @@ ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks) {
     return skipped(std::move(c), FindingKind::kSymlink, "symlink not followed", false);
   }
   const base::Opened o =
-      base::open_beneath(dir_fd, entry.name, {.follow_symlinks = follow_symlinks});
+      open_listed(folder, entry.name, follow_symlinks);
   if (!o.fd) {
     if (entry.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       c.finding = unfollowable_symlink_finding(entry, o.err);

@@ -1,6 +1,6 @@
 // verify/shards.h (internal to verify/): checking one shard.
 //
-//   stguard::verify::ShardCheck c = stguard::verify::check_shard(dir_fd, entry, follow);
+//   stguard::verify::ShardCheck c = stguard::verify::check_shard(folder, entry, follow);
 //   report.shards.push_back(c.report);
 //   if (c.finding) report.findings.push_back(*c.finding);
 //
@@ -31,8 +31,8 @@ struct ShardCheck {
   std::optional<FileStamp> stamp;    // when it was checked (a regular file was opened)
 };
 
-// Checks the shard `entry` (role kShard) of the directory open on `dir_fd`.
-ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks);
+// Checks the shard `entry` (role kShard) of `folder`.
+ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_symlinks);
 
 }  // namespace stguard::verify
 
