@@ -85,11 +85,11 @@ GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress) {
     out.bytes += got;
     if (progress != nullptr) progress->fetch_add(got, std::memory_order_relaxed);
     if (got < want) {
-      out.error = err != 0 ? "read failed at byte " + std::to_string(out.bytes) + ": " +
-                                 errno_text(err)
-                           : "the file shrank to " + std::to_string(out.bytes) +
-                                 " bytes while being hashed (" + std::to_string(size) +
-                                 " when hashing started)";
+      out.error = err != 0
+                      ? "read failed at byte " + std::to_string(out.bytes) + ": " + errno_text(err)
+                      : "the file shrank to " + std::to_string(out.bytes) +
+                            " bytes while being hashed (" + std::to_string(size) +
+                            " when hashing started)";
       return out;
     }
   }

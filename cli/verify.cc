@@ -86,7 +86,8 @@ terminal (not with --quiet).
 Exit status: 0 the folder checks out, 1 problems found (any error finding),
 2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
 unreadable; usage error) or some file in DIR could not be read (a finding
-shard_unreadable, index_unreadable or checksum_unreadable).
+shard_unreadable, index_unreadable, checksum_unreadable or
+hub_content_unreadable). For the cache root, the worst of its repositories.
 )";
 
 struct VerifyArgs {
@@ -281,7 +282,7 @@ void print_text(const VerifyReport& report) {
   if (report.hub) {
     std::uint64_t verified = 0;
     for (const verify::ContentFile& f : report.hub->files) {
-      verified += f.verdict == verify::ContentVerdict::kVerified ? 1 : 0;
+      if (f.verdict == verify::ContentVerdict::kVerified) ++verified;
     }
     summary += "; Hub checksums: " + std::to_string(verified) + " of " +
                plural(report.hub->files.size(), "file") + " match";

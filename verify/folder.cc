@@ -46,6 +46,14 @@ bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err) {
   return true;
 }
 
+std::vector<std::string> sorted_names(int dir_fd) {
+  std::vector<std::string> names;
+  std::string err;
+  if (!list_dir(dir_fd, &names, &err)) names.clear();
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Entry entry_of(int dir_fd, std::string name) {
   Entry e;
   e.name = std::move(name);

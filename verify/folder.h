@@ -56,6 +56,9 @@ base::Opened open_listed(const Listing& folder, const std::string& name, bool fo
 // ".." left out. False, with *err set, when reading it fails.
 bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err);
 
+// list_dir's names, sorted; none when the directory cannot be read.
+std::vector<std::string> sorted_names(int dir_fd);
+
 // What `name` in the directory open on `dir_fd` is (lstat) and its role.
 Entry entry_of(int dir_fd, std::string name);
 

@@ -43,14 +43,6 @@ std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name) {
   return static_cast<std::uint64_t>(st.st_size);
 }
 
-std::vector<std::string> sorted_names(int dir_fd) {
-  std::vector<std::string> names;
-  std::string err;
-  if (!list_dir(dir_fd, &names, &err)) names.clear();
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 // One file of a snapshot: the blob it links to, or a regular file (a cache
 // written without symlinks, as on Windows).
 struct SnapshotFile {
@@ -122,11 +114,11 @@ std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std:
   struct stat st {};
   if (!repo.blobs || ::fstatat(repo.blobs.get(), blob->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const bool partial = repo.blobs && size_at(repo.blobs.get(), *blob + ".incomplete");
-    Finding f = make_finding(FindingKind::kHubLinkDangling, Category::kHub, repo_path,
-                             "links to blobs/" + *blob + ", which is not there" +
-                                 (partial ? " (blobs/" + *blob +
-                                                ".incomplete is: the download was interrupted)"
-                                          : std::string()));
+    Finding f = make_finding(
+        FindingKind::kHubLinkDangling, Category::kHub, repo_path,
+        "links to blobs/" + *blob + ", which is not there" +
+            (partial ? " (blobs/" + *blob + ".incomplete is: the download was interrupted)"
+                     : std::string()));
     f.other = "blobs/" + *blob;
     repo.add(std::move(f));
     return std::nullopt;
@@ -186,16 +178,16 @@ void read_refs(Repository& repo, int dir_fd, const std::string& prefix, int dept
     }
     const base::Opened o = base::open_beneath(dir_fd, name, {.follow_symlinks = false});
     std::string text;
-    const std::string err = o.fd ? base::read_fd(o.fd.get(), kMaxRefBytes, &text)
-                                 : base::open_error_text(o.err);
+    const std::string err =
+        o.fd ? base::read_fd(o.fd.get(), kMaxRefBytes, &text) : base::open_error_text(o.err);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
       text.pop_back();
     }
     if (!err.empty() || hub_algorithm(text) != kGitBlobAlgorithm) {
-      repo.add(make_finding(FindingKind::kHubRefInvalid, Category::kHub, "refs/" + ref,
-                            err.empty() ? "does not hold a commit hash (40 hex digits)"
-                                        : "cannot be read: " + err,
-                            Severity::kWarning));
+      repo.add(make_finding(
+          FindingKind::kHubRefInvalid, Category::kHub, "refs/" + ref,
+          err.empty() ? "does not hold a commit hash (40 hex digits)" : "cannot be read: " + err,
+          Severity::kWarning));
       continue;
     }
     if (whole_repository && commits.count(text) == 0) {
@@ -214,12 +206,7 @@ void check_blob_folder(Repository& repo, const std::set<std::string>& used, bool
   for (const std::string& name : sorted_names(repo.blobs.get())) {
     const std::uint64_t size = size_at(repo.blobs.get(), name).value_or(0);
     if (name.ends_with(".incomplete")) {
-      Finding f = make_finding(FindingKind::kHubBlobIncomplete, Category::kHub, "blobs/" + name,
-                               "an interrupted download (" + std::to_string(size) +
-                                   " bytes so far); run the download again to finish it",
-                               Severity::kWarning);
-      f.actual_size = size;
-      repo.add(std::move(f));
+      repo.add(interrupted_download(FindingKind::kHubBlobIncomplete, "blobs/" + name, size));
     } else if (whole_repository && used.count(name) == 0) {
       Finding f = make_finding(FindingKind::kHubBlobUnused, Category::kHub, "blobs/" + name,
                                "no snapshot links to this blob (" + std::to_string(size) +
@@ -311,8 +298,8 @@ void check_snapshot_folder(Repository& repo, Snapshot& snap) {
     v.folder.entries.push_back(std::move(e));
   }
   if (!load_checksum_option(v)) {
-    repo.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "",
-                          v.report.fatal));
+    repo.add(
+        make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "", v.report.fatal));
     return;
   }
   run_folder_passes(v);
@@ -334,8 +321,8 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   repo.blobs = std::move(blobs.fd);
 
   std::vector<std::string> commits;
-  const base::Opened snaps = base::open_beneath(repo.fd.get(), "snapshots",
-                                                {.follow_symlinks = false, .directory = true});
+  const base::Opened snaps =
+      base::open_beneath(repo.fd.get(), "snapshots", {.follow_symlinks = false, .directory = true});
   if (snaps.fd) {
     for (const std::string& name : sorted_names(snaps.fd.get())) {
       if ((whole || name == only) && is_directory_at(snaps.fd.get(), name.c_str())) {
@@ -363,9 +350,9 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
     snap.commit = commit;
     const auto r = repo.refs_of_commit.find(commit);
     if (r != repo.refs_of_commit.end()) snap.refs = r->second;
-    snap.fd = base::open_beneath(snaps.fd.get(), commit,
-                                 {.follow_symlinks = false, .directory = true})
-                  .fd;
+    snap.fd =
+        base::open_beneath(snaps.fd.get(), commit, {.follow_symlinks = false, .directory = true})
+            .fd;
     if (!snap.fd) continue;
     walk_snapshot(repo, snap, snap.fd.get(), "", 0);
     for (const SnapshotFile& f : snap.files) {
@@ -411,7 +398,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
     s.files = snap.files.size();
     for (const SnapshotFile& f : snap.files) {
       if (f.blob.empty()) continue;
-      s.verified += files[file_of_blob[f.blob]].verdict == ContentVerdict::kVerified ? 1 : 0;
+      if (files[file_of_blob[f.blob]].verdict == ContentVerdict::kVerified) ++s.verified;
     }
     repo.report.hub->snapshots.push_back(std::move(s));
     check_snapshot_folder(repo, snap);
@@ -499,8 +486,8 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
       report.hub.emplace();
       for (const std::string& name : sorted_names(root.get())) {
         if (!is_hub_repo_name(name) || !is_directory_at(root.get(), name.c_str())) continue;
-        base::Opened repo = base::open_beneath(root.get(), name,
-                                               {.follow_symlinks = false, .directory = true});
+        base::Opened repo =
+            base::open_beneath(root.get(), name, {.follow_symlinks = false, .directory = true});
         if (!repo.fd) continue;
         VerifyReport sub = verify_repository(std::move(repo.fd), "", options);
         count_totals(sub);
@@ -513,7 +500,7 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
           summary.snapshots = sub.hub->snapshots.size();
           summary.files = sub.hub->files.size();
           for (const ContentFile& f : sub.hub->files) {
-            summary.files_verified += f.verdict == ContentVerdict::kVerified ? 1 : 0;
+            if (f.verdict == ContentVerdict::kVerified) ++summary.files_verified;
           }
         }
         report.hub->repositories.push_back(summary);

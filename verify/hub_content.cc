@@ -58,7 +58,8 @@ void hash_one(ContentFile& file, const std::function<base::Opened(const ContentF
     }
     file.actual = base::to_hex(std::span(h.digest));
   }
-  file.verdict = file.actual == lower_case(file.expected) ? ContentVerdict::kVerified : ContentVerdict::kMismatch;
+  file.verdict = file.actual == lower_case(file.expected) ? ContentVerdict::kVerified
+                                                          : ContentVerdict::kMismatch;
 }
 
 }  // namespace
@@ -88,12 +89,13 @@ void hash_contents(std::vector<ContentFile>& files,
   parallel.jobs = options.jobs;
   parallel.tick_interval = options.progress_interval;
   if (options.progress) {
-    parallel.on_tick = [&] { options.progress(done.load(std::memory_order_relaxed), total, false); };
+    parallel.on_tick = [&] {
+      options.progress(done.load(std::memory_order_relaxed), total, false);
+    };
   }
   const auto start = std::chrono::steady_clock::now();
-  base::parallel_for_each(order.size(), parallel, [&](std::size_t k) {
-    hash_one(files[order[k]], open, options, &done);
-  });
+  base::parallel_for_each(order.size(), parallel,
+                          [&](std::size_t k) { hash_one(files[order[k]], open, options, &done); });
   if (options.progress) options.progress(done.load(), total, true);
   hub->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   hub->bytes_hashed += done.load();
@@ -111,10 +113,10 @@ std::optional<Finding> content_finding(const ContentFile& file, std::string_view
     case ContentVerdict::kMissing:
       return std::nullopt;
     case ContentVerdict::kMismatch: {
-      Finding f = make_finding(
-          FindingKind::kHubContentMismatch, Category::kHub, file.file,
-          "content" + what + " does not match its " + std::string(source) + ": expected " +
-              file.algorithm + " " + file.expected + ", actual " + file.actual);
+      Finding f = make_finding(FindingKind::kHubContentMismatch, Category::kHub, file.file,
+                               "content" + what + " does not match its " + std::string(source) +
+                                   ": expected " + file.algorithm + " " + file.expected +
+                                   ", actual " + file.actual);
       f.other = users;
       if (file.algorithm == kSha256Algorithm) {
         f.expected_sha256 = file.expected;
@@ -133,7 +135,8 @@ std::optional<Finding> content_finding(const ContentFile& file, std::string_view
       Finding f = make_finding(FindingKind::kHubBlobUnverifiable, Category::kHub, file.file,
                                "its " + std::string(source) + " " + in_quotes(file.expected) +
                                    " is neither a sha256 (64 hex digits) nor a git blob hash "
-                                   "(40); content" + what + " not verified",
+                                   "(40); content" +
+                                   what + " not verified",
                                Severity::kWarning);
       f.other = users;
       return f;
@@ -142,10 +145,20 @@ std::optional<Finding> content_finding(const ContentFile& file, std::string_view
   return std::nullopt;
 }
 
+Finding interrupted_download(FindingKind kind, std::string file, std::uint64_t size) {
+  Finding f = make_finding(kind, Category::kHub, std::move(file),
+                           "an interrupted download (" + std::to_string(size) +
+                               " bytes so far); run the download again to finish it",
+                           Severity::kWarning);
+  f.actual_size = size;
+  return f;
+}
+
 void compare_checksum_sources(Verification& v, const std::map<std::string, std::string>& hub_sha256,
                               std::string_view hub_source) {
   if (v.checksum_text.empty() || hub_sha256.empty()) return;
-  const std::string list = v.report.checksums ? v.report.checksums->file : std::string("SHA256SUMS");
+  const std::string list =
+      v.report.checksums ? v.report.checksums->file : std::string("SHA256SUMS");
   for (const ChecksumLine& line : parse_checksum_file(v.checksum_text, nullptr)) {
     const std::optional<std::string> name = base::safe_relative_name(line.name, nullptr);
     if (!name) continue;  // check_checksums reported it
@@ -155,9 +168,9 @@ void compare_checksum_sources(Verification& v, const std::map<std::string, std::
     const std::string hub = lower_case(it->second);
     if (listed == hub) continue;
     Finding f = make_finding(FindingKind::kChecksumSourcesDisagree, Category::kHub, *name,
-                             list + " line " + std::to_string(line.line) + " says sha256 " + listed +
-                                 ", its " + std::string(hub_source) + " says sha256 " + hub +
-                                 "; at most one of them describes the file");
+                             list + " line " + std::to_string(line.line) + " says sha256 " +
+                                 listed + ", its " + std::string(hub_source) + " says sha256 " +
+                                 hub + "; at most one of them describes the file");
     f.line = line.line;
     f.expected_sha256 = listed;
     f.actual_sha256 = hub;

@@ -43,6 +43,10 @@ void hash_contents(std::vector<ContentFile>& files,
 // unreadable, unverifiable), or none when verified.
 std::optional<Finding> content_finding(const ContentFile& file, std::string_view source);
 
+// The warning for a leftover .incomplete file: an interrupted download of
+// `size` bytes so far.
+Finding interrupted_download(FindingKind kind, std::string file, std::uint64_t size);
+
 // SHA256SUMS held against the Hub's sha256 checksums: each name listed in
 // both with different digests is a kChecksumSourcesDisagree finding.
 // `hub_sha256` maps names (relative to the listed folder) to 64 hex digits;

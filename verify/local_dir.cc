@@ -78,7 +78,7 @@ std::optional<Metadata> parse_metadata(const std::string& text, std::string* why
 struct Walk {
   Verification& v;
   std::vector<ContentFile> files;
-  std::set<std::string> described;           // files with usable metadata
+  std::set<std::string> described;  // files with usable metadata
 };
 
 void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::string& rel) {
@@ -106,14 +106,15 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
   c.expected = m->etag;
   c.algorithm = hub_algorithm(m->etag);
   c.used_by.push_back(where);
-  const base::Opened file = base::open_beneath(w.v.folder.dir.get(), *safe, {.follow_symlinks = false});
+  const base::Opened file =
+      base::open_beneath(w.v.folder.dir.get(), *safe, {.follow_symlinks = false});
   struct stat st {};
   if (!file.fd || ::fstat(file.fd.get(), &st) != 0) {
     c.verdict = ContentVerdict::kMissing;
-    Finding f = make_finding(FindingKind::kHubFileMissing, Category::kHub, *safe,
-                             "described by " + where + " but " +
-                                 (file.fd ? std::string("cannot be examined")
-                                          : base::open_error_text(file.err)));
+    Finding f = make_finding(
+        FindingKind::kHubFileMissing, Category::kHub, *safe,
+        "described by " + where + " but " +
+            (file.fd ? std::string("cannot be examined") : base::open_error_text(file.err)));
     f.other = where;
     w.v.add(std::move(f));
   } else {
@@ -134,11 +135,7 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
 }
 
 void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
-  std::vector<std::string> names;
-  std::string err;
-  if (!list_dir(dir_fd, &names, &err)) return;
-  std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
+  for (const std::string& name : sorted_names(dir_fd)) {
     const std::string rel = prefix + name;
     struct stat st {};
     if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
@@ -148,14 +145,9 @@ void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
           base::open_beneath(dir_fd, name, {.follow_symlinks = false, .directory = true});
       if (sub.fd) walk(w, sub.fd.get(), rel + "/", depth + 1);
     } else if (name.ends_with(kIncompleteSuffix) && name.size() > kIncompleteSuffix.size()) {
-      const auto size = static_cast<std::uint64_t>(st.st_size);
-      Finding f = make_finding(FindingKind::kHubDownloadIncomplete, Category::kHub,
-                               std::string(kDownloadDir) + "/" + rel,
-                               "an interrupted download (" + std::to_string(size) +
-                                   " bytes so far); run the download again to finish it",
-                               Severity::kWarning);
-      f.actual_size = size;
-      w.v.add(std::move(f));
+      w.v.add(interrupted_download(FindingKind::kHubDownloadIncomplete,
+                                   std::string(kDownloadDir) + "/" + rel,
+                                   static_cast<std::uint64_t>(st.st_size)));
     } else if (S_ISREG(st.st_mode) && name.ends_with(kMetadataSuffix) &&
                name.size() > kMetadataSuffix.size()) {
       read_metadata(w, dir_fd, name, rel);

@@ -189,8 +189,7 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
     // folder_findings already reported the link.
     return skipped(std::move(c), FindingKind::kSymlink, "symlink not followed", false);
   }
-  const base::Opened o =
-      open_listed(folder, entry.name, follow_symlinks);
+  const base::Opened o = open_listed(folder, entry.name, follow_symlinks);
   if (!o.fd) {
     if (entry.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       c.finding = unfollowable_symlink_finding(entry, o.err);

@@ -90,7 +90,8 @@ void count_totals(VerifyReport& report) {
   }
   for (const Finding& f : report.findings) {
     if (f.kind == FindingKind::kShardUnreadable || f.kind == FindingKind::kIndexUnreadable ||
-        f.kind == FindingKind::kChecksumUnreadable || f.kind == FindingKind::kHubContentUnreadable) {
+        f.kind == FindingKind::kChecksumUnreadable ||
+        f.kind == FindingKind::kHubContentUnreadable) {
       ++report.unreadable;
     }
     if (f.severity == Severity::kError) {
@@ -113,8 +114,7 @@ void run_folder_passes(Verification& v) {
 
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
   const Layout layout = resolve_layout(dir, options.layout);
-  if (layout == Layout::kHubRepo || layout == Layout::kHubSnapshot ||
-      layout == Layout::kHubCache) {
+  if (layout == Layout::kHubRepo || layout == Layout::kHubSnapshot || layout == Layout::kHubCache) {
     return verify_hub(dir, layout, options);  // hub_cache.cc
   }
   Verification v(options);

@@ -88,19 +88,19 @@ enum class FindingKind : std::uint8_t {
   kChecksumUnreadable = 44,   // listed, present, but could not be hashed
   kChecksumDuplicate = 45,    // a name listed twice
   // Hugging Face cache and `--local-dir` downloads (verify/hub_cache.h, verify/local_dir.h).
-  kHubContentMismatch = 50,   // content differs from the Hub checksum (blob name or etag)
-  kHubLinkDangling = 51,      // a snapshot link to a blob that is not there
-  kHubBlobIncomplete = 52,    // blobs/<hash>.incomplete: an interrupted download (size)
-  kHubBlobUnused = 53,        // a blob no snapshot links to (information)
-  kHubBlobUnverifiable = 54,  // a blob whose name is not a sha256 or git hash
-  kHubRefInvalid = 55,        // refs/<name> not a commit hash, or naming no snapshot
-  kHubContentUnreadable = 56, // a blob or a downloaded file that could not be hashed
-  kHubNoSnapshots = 57,       // a repository folder with no snapshot
-  kHubMetadataInvalid = 58,   // a --local-dir .metadata file that is not 3 good lines
-  kHubMetadataStale = 59,     // a --local-dir file changed after its metadata was written
-  kHubFileMissing = 60,       // a --local-dir .metadata file whose file is gone
-  kHubDownloadIncomplete = 61,  // a --local-dir <path>.<etag>.incomplete (size)
-  kHubFileUnverified = 62,    // a shard no Hub checksum covers (--local-dir)
+  kHubContentMismatch = 50,       // content differs from the Hub checksum (blob name or etag)
+  kHubLinkDangling = 51,          // a snapshot link to a blob that is not there
+  kHubBlobIncomplete = 52,        // blobs/<hash>.incomplete: an interrupted download (size)
+  kHubBlobUnused = 53,            // a blob no snapshot links to (information)
+  kHubBlobUnverifiable = 54,      // a blob whose name is not a sha256 or git hash
+  kHubRefInvalid = 55,            // refs/<name> not a commit hash, or naming no snapshot
+  kHubContentUnreadable = 56,     // a blob or a downloaded file that could not be hashed
+  kHubNoSnapshots = 57,           // a repository folder with no snapshot
+  kHubMetadataInvalid = 58,       // a --local-dir .metadata file that is not 3 good lines
+  kHubMetadataStale = 59,         // a --local-dir file changed after its metadata was written
+  kHubFileMissing = 60,           // a --local-dir .metadata file whose file is gone
+  kHubDownloadIncomplete = 61,    // a --local-dir <path>.<etag>.incomplete (size)
+  kHubFileUnverified = 62,        // a shard no Hub checksum covers (--local-dir)
   kChecksumSourcesDisagree = 63,  // SHA256SUMS and a Hub checksum name different digests
 };
 
@@ -250,7 +250,7 @@ struct VerifyReport {
   // The checksums used: "SHA256SUMS" (or the --sha256 file), "hub-blob-names",
   // "local-dir-metadata".
   std::vector<std::string> checksum_sources;
-  std::optional<HubReport> hub;  // the Hub layouts and --local-dir
+  std::optional<HubReport> hub;     // the Hub layouts and --local-dir
   bool ran = false;                 // false: could not run at all (see fatal); exit status 2
   std::string fatal;                // why it could not run
   std::vector<ShardReport> shards;  // by name

@@ -46,7 +46,9 @@ using stguard_test::warning_kinds;
 
 std::uint64_t verified_files(const VerifyReport& report) {
   std::uint64_t n = 0;
-  for (const ContentFile& f : report.hub->files) n += f.verdict == ContentVerdict::kVerified;
+  for (const ContentFile& f : report.hub->files) {
+    if (f.verdict == ContentVerdict::kVerified) ++n;
+  }
   return n;
 }
 
@@ -314,8 +316,8 @@ TEST(HubCacheHostile, NothingInTheCacheChanges) {
   const auto listing = [&] {
     std::set<std::string> out;
     for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
-      out.insert(e.path().string() + " " + std::to_string(e.symlink_status().type() ==
-                                                          fs::file_type::symlink));
+      out.insert(e.path().string() + " " +
+                 std::to_string(e.symlink_status().type() == fs::file_type::symlink));
     }
     return out;
   };

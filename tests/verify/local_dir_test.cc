@@ -117,8 +117,8 @@ TEST(LocalDir, NestedFilesAreCovered) {
   fs::copy_file(dir.file(kShard1), dir.file("unet/m.safetensors"));
   fs::create_directories(dir.path() / ".cache/huggingface/download/unet");
   write_text(metadata_path(dir, "unet/m.safetensors"),
-             kNewCommit + "\n" + std::string(64, '0') + "\n" + std::to_string(std::time(nullptr) + 5) +
-                 "\n");
+             kNewCommit + "\n" + std::string(64, '0') + "\n" +
+                 std::to_string(std::time(nullptr) + 5) + "\n");
   const VerifyReport report = verify_path(dir.path());
   const Finding* f = find(report, FindingKind::kHubContentMismatch);
   ASSERT_NE(f, nullptr) << describe(report);
@@ -130,9 +130,8 @@ TEST(LocalDir, Sha256SumsAndEtagsDisagreeing) {
   build_local_dir(dir);
   const std::string right = stguard::base::sha256_hex(slurp(dir.file(kShard1)));
   write_text(dir.file("SHA256SUMS"), right + "  " + kShard1 + "\n");
-  write_text(metadata_path(dir, kShard1),
-             kNewCommit + "\n" + std::string(64, 'f') + "\n" + std::to_string(std::time(nullptr) + 5) +
-                 "\n");
+  write_text(metadata_path(dir, kShard1), kNewCommit + "\n" + std::string(64, 'f') + "\n" +
+                                              std::to_string(std::time(nullptr) + 5) + "\n");
   const VerifyReport report = verify_path(dir.path());
   EXPECT_EQ(report.count(FindingKind::kChecksumSourcesDisagree), 1u) << describe(report);
   EXPECT_EQ(report.count(FindingKind::kHubContentMismatch), 1u) << describe(report);
@@ -167,7 +166,8 @@ TEST(LocalDirHostile, MetadataNamingAPathOutsideIsNeverOpened) {
   fs::create_symlink("/etc/passwd", dir.file("config.json"));
   const VerifyReport report = verify_path(dir.path());
   EXPECT_EQ(report.count(FindingKind::kHubFileMissing), 1u) << describe(report);
-  for (const ContentFile& f : report.hub->files) EXPECT_TRUE(f.actual.empty() || f.file != "config.json");
+  for (const ContentFile& f : report.hub->files)
+    EXPECT_TRUE(f.actual.empty() || f.file != "config.json");
 }
 
 TEST(LocalDirHostile, DownloadFolderThatIsASymlinkIsIgnored) {
