@@ -210,7 +210,10 @@ void print_layout(const VerifyReport& report) {
   }
   std::cout << "\n";
   if (!report.hub) return;
+  // The cache root: one line per repository, not per snapshot.
+  const bool per_snapshot = report.hub->repositories.empty();
   for (const verify::SnapshotReport& s : report.hub->snapshots) {
+    if (!per_snapshot) break;
     std::cout << "snapshot " << base::terminal_safe(s.commit);
     if (!s.refs.empty()) {
       std::cout << " (refs:";
