@@ -46,6 +46,7 @@ using stguard_test::warning_kinds;
 
 std::uint64_t verified_files(const VerifyReport& report) {
   std::uint64_t n = 0;
+  if (!report.hub) return n;
   for (const ContentFile& f : report.hub->files) {
     if (f.verdict == ContentVerdict::kVerified) ++n;
   }
@@ -53,6 +54,7 @@ std::uint64_t verified_files(const VerifyReport& report) {
 }
 
 const ContentFile* content(const VerifyReport& report, const std::string& file) {
+  if (!report.hub) return nullptr;
   for (const ContentFile& f : report.hub->files) {
     if (f.file == file) return &f;
   }
@@ -100,6 +102,7 @@ TEST(HubCache, OneSnapshotGivenDirectly) {
   EXPECT_EQ(report.layout, Layout::kHubSnapshot);
   EXPECT_TRUE(report.findings.empty()) << describe(report);
   EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_TRUE(report.hub.has_value());
   ASSERT_EQ(report.hub->snapshots.size(), 1u);
   EXPECT_EQ(report.hub->snapshots[0].commit, kNewCommit);
   EXPECT_EQ(report.hub->files.size(), 5u);
@@ -233,6 +236,7 @@ TEST(HubCache, CacheRootVerifiesEveryRepositoryWorstExitWins) {
   const VerifyReport report = verify_path(good.cache);
   EXPECT_EQ(report.layout, Layout::kHubCache);
   EXPECT_EQ(report.exit_code(), 1);
+  ASSERT_TRUE(report.hub.has_value());
   ASSERT_EQ(report.hub->repositories.size(), 2u);
   EXPECT_EQ(report.hub->repositories[0].name, "models--org--bad");
   EXPECT_EQ(report.hub->repositories[0].exit_code, 1);
@@ -262,6 +266,7 @@ TEST(HubCacheHostile, LinksLeavingBlobsAreNeverFollowed) {
   const VerifyReport report = verify_path(repo.root);
   EXPECT_EQ(report.exit_code(), 1);
   EXPECT_EQ(report.count(FindingKind::kSymlinkEscapes), 5u) << describe(report);
+  ASSERT_TRUE(report.hub.has_value());
   for (const ContentFile& f : report.hub->files) {
     EXPECT_TRUE(f.file.starts_with("blobs/")) << f.file;
     for (const std::string& user : f.used_by) EXPECT_EQ(user.find("/etc"), std::string::npos);
@@ -291,6 +296,7 @@ TEST(HubCacheHostile, BlobsFolderThatIsASymlinkIsRefused) {
   const VerifyReport report = verify_path(repo.root);
   EXPECT_EQ(report.exit_code(), 1);
   EXPECT_EQ(report.count(FindingKind::kHubLinkDangling), 10u) << describe(report);
+  ASSERT_TRUE(report.hub.has_value());
   EXPECT_TRUE(report.hub->files.empty());
 }
 

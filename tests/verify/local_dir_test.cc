@@ -90,8 +90,10 @@ TEST(LocalDir, FileNewerThanItsMetadataIsAWarning) {
   write_text(metadata_path(dir, "config.json"),
              kNewCommit + "\n" + "0123456789012345678901234567890123456789\n" + "1000.0\n");
   const VerifyReport report = verify_path(dir.path());
+  const Finding* stale = find(report, FindingKind::kHubMetadataStale);
+  ASSERT_NE(stale, nullptr) << describe(report);
+  EXPECT_EQ(stale->file, "config.json");
   EXPECT_EQ(report.count(FindingKind::kHubMetadataStale), 1u) << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kHubMetadataStale)->file, "config.json");
 }
 
 TEST(LocalDir, MissingFileAndLeftoverIncompleteAreReported) {
@@ -166,6 +168,7 @@ TEST(LocalDirHostile, MetadataNamingAPathOutsideIsNeverOpened) {
   fs::create_symlink("/etc/passwd", dir.file("config.json"));
   const VerifyReport report = verify_path(dir.path());
   EXPECT_EQ(report.count(FindingKind::kHubFileMissing), 1u) << describe(report);
+  ASSERT_TRUE(report.hub.has_value());
   for (const ContentFile& f : report.hub->files)
     EXPECT_TRUE(f.actual.empty() || f.file != "config.json");
 }
