@@ -37,8 +37,8 @@ using verify::VerifyOptions;
 using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
-    "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [--scan-values] [-j N] "
-    "DIR";
+    "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [--scan-values]\n"
+    "               [-j N] [--layout auto|folder|hub|local-dir] DIR";
 
 constexpr std::string_view kHelp =
     R"(Checks that a model folder is whole before anything else is blamed:
@@ -55,6 +55,12 @@ constexpr std::string_view kHelp =
   - with --scan-values, the values: NaN and Inf in floating-point tensors
     (errors) and tensors that are all zeros (warnings), in the same read as
     hashing
+  - where models live: a Hugging Face cache repository (models--ORG--NAME), a
+    snapshot in one, or the cache root (every repository, one line each):
+    each blob's content against its name (sha256 for Git LFS files, git blob
+    hash for small ones), dangling snapshot links, blobs/*.incomplete, unused
+    blobs, refs; then the checks above on each snapshot. A `--local-dir`
+    download: each file against the etag in .cache/huggingface/download.
 Nothing in DIR is ever created, changed, moved or deleted. Names from the
 index or the checksum list that could leave DIR (absolute, "..", backslash,
 NUL) are reported and never opened.
@@ -71,6 +77,9 @@ Options:
                        (F64, F32, F16, BF16, C64, the F8, F6 and F4 types) and
                        find tensors that are all zeros; each shard is read
                        once, hashed or not
+  --layout L           auto (default): detect; folder: a plain folder; hub: a
+                       cache repository, snapshot or cache root; local-dir:
+                       a `hf download --local-dir` folder
   -j N, --jobs N       hashing threads (default: one per core)
   --hash-io read|mmap  how files are read for hashing (default read); a file
                        that shrinks meanwhile is an error with either
@@ -84,7 +93,8 @@ terminal (not with --quiet).
 Exit status: 0 the folder checks out, 1 problems found (any error finding),
 2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
 unreadable; usage error) or some file in DIR could not be read (a finding
-shard_unreadable, index_unreadable or checksum_unreadable).
+shard_unreadable, index_unreadable, checksum_unreadable or
+hub_content_unreadable). For the cache root, the worst of its repositories.
 )";
 
 struct VerifyArgs {
@@ -93,6 +103,7 @@ struct VerifyArgs {
   bool quiet = false;
   std::optional<std::string> jobs;
   std::optional<std::string> hash_io;
+  std::optional<std::string> layout;
   std::vector<std::string> dirs;
 };
 
@@ -117,6 +128,20 @@ bool finish_args(VerifyArgs& args, std::string* error) {
       args.options.hash.io = HashIo::kMmap;
     } else {
       *error = "--hash-io is read or mmap, got '" + *args.hash_io + "'";
+      return false;
+    }
+  }
+  if (args.layout) {
+    if (*args.layout == "auto") {
+      args.options.layout = verify::Layout::kAuto;
+    } else if (*args.layout == "folder") {
+      args.options.layout = verify::Layout::kFolder;
+    } else if (*args.layout == "local-dir") {
+      args.options.layout = verify::Layout::kLocalDir;
+    } else if (*args.layout == "hub") {
+      args.options.layout = verify::Layout::kHubRepo;  // which Hub layout is detected
+    } else {
+      *error = "--layout is auto, folder, hub or local-dir, got '" + *args.layout + "'";
       return false;
     }
   }
@@ -183,7 +208,38 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+// The layout, what each snapshot or repository came to, and the Hub checksums.
+void print_layout(const VerifyReport& report) {
+  std::cout << "layout: " << verify::layout_name(report.layout);
+  if (!report.checksum_sources.empty()) {
+    std::cout << "; checksums used:";
+    for (const std::string& s : report.checksum_sources) std::cout << " " << base::terminal_safe(s);
+  }
+  std::cout << "\n";
+  if (!report.hub) return;
+  // The cache root: one line per repository, not per snapshot.
+  const bool per_snapshot = report.hub->repositories.empty();
+  for (const verify::SnapshotReport& s : report.hub->snapshots) {
+    if (!per_snapshot) break;
+    std::cout << "snapshot " << base::terminal_safe(s.commit);
+    if (!s.refs.empty()) {
+      std::cout << " (refs:";
+      for (const std::string& r : s.refs) std::cout << " " << base::terminal_safe(r);
+      std::cout << ")";
+    }
+    std::cout << ": " << s.verified << " of " << plural(s.files, "file")
+              << " verified against blob names\n";
+  }
+  for (const verify::RepositorySummary& r : report.hub->repositories) {
+    std::cout << base::terminal_safe(r.name) << ": " << (r.exit_code == 0 ? "OK" : "FAILED")
+              << " (exit " << r.exit_code << "): " << plural(r.snapshots, "snapshot") << ", "
+              << r.files_verified << " of " << plural(r.files, "blob") << " verified, "
+              << plural(r.errors, "error") << ", " << plural(r.warnings, "warning") << "\n";
+  }
+}
+
 void print_text(const VerifyReport& report) {
+  if (report.layout != verify::Layout::kFolder) print_layout(report);
   for (const Finding& f : report.findings) {
     // Messages about a line of the checksum list already name the line.
     const std::string where =
@@ -230,8 +286,22 @@ void print_text(const VerifyReport& report) {
       summary += rate;
     }
     if (checksum_findings != 0) summary += ", " + plural(checksum_findings, "problem");
-  } else {
+  } else if (!report.hub) {
     summary += "; no SHA256SUMS: file contents not verified";
+  }
+  if (report.hub) {
+    std::uint64_t verified = 0;
+    for (const verify::ContentFile& f : report.hub->files) {
+      if (f.verdict == verify::ContentVerdict::kVerified) ++verified;
+    }
+    summary += "; Hub checksums: " + std::to_string(verified) + " of " +
+               plural(report.hub->files.size(), "file") + " match";
+    if (report.hub->bytes_hashed != 0) {
+      char rate[64];
+      std::snprintf(rate, sizeof rate, " (%s in %.2f s)",
+                    human_bytes(report.hub->bytes_hashed).c_str(), report.hub->seconds);
+      summary += rate;
+    }
   }
   if (report.values) {
     const verify::ValuesReport& vr = *report.values;
@@ -280,6 +350,7 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   app.add_option("-j,--jobs", args->jobs);
   app.add_option("--hash-io", args->hash_io);
   app.add_flag("--scan-values", args->options.scan_values)->disable_flag_override();
+  app.add_option("--layout", args->layout);
   app.add_option("DIR", args->dirs);
   command.positionals = &args->dirs;
   command.run = [&command, args] { return run_verify(command, *args); };

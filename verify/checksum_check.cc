@@ -59,8 +59,7 @@ std::optional<std::string> read_checksum_list(Verification& v) {
     v.report.checksums = cr;  // the symlink finding says why nothing was checked
     return std::nullopt;
   }
-  const base::Opened o = base::open_beneath(v.folder.dir.get(), e.name,
-                                            {.follow_symlinks = v.options.follow_symlinks});
+  const base::Opened o = open_listed(v.folder, e.name, v.options.follow_symlinks);
   const std::string err =
       o.fd ? base::read_fd(o.fd.get(), v.options.max_checksum_file_bytes, &v.checksum_text)
            : base::open_error_text(o.err);
@@ -119,8 +118,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
       v.add(std::move(f));
       continue;
     }
-    const base::Opened o = base::open_beneath(v.folder.dir.get(), *name,
-                                              {.follow_symlinks = v.options.follow_symlinks});
+    const base::Opened o = open_listed(v.folder, *name, v.options.follow_symlinks);
     if (!o.fd) {
       const bool missing = o.err == ENOENT;
       Finding f = make_finding(

@@ -20,8 +20,7 @@ std::string FileRead::error_text() const {
 FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
                         const base::ChunkSink& also, std::atomic<std::uint64_t>* done) {
   FileRead result;
-  const base::Opened o =
-      base::open_beneath(v.folder.dir.get(), name, {.follow_symlinks = v.options.follow_symlinks});
+  const base::Opened o = open_listed(v.folder, name, v.options.follow_symlinks);
   if (!o.fd) {
     result.open_err = o.err;
     return result;

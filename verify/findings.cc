@@ -80,6 +80,34 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "tensor_inf";
     case FindingKind::kTensorAllZero:
       return "tensor_all_zero";
+    case FindingKind::kHubContentMismatch:
+      return "hub_content_mismatch";
+    case FindingKind::kHubLinkDangling:
+      return "hub_link_dangling";
+    case FindingKind::kHubBlobIncomplete:
+      return "hub_blob_incomplete";
+    case FindingKind::kHubBlobUnused:
+      return "hub_blob_unused";
+    case FindingKind::kHubBlobUnverifiable:
+      return "hub_blob_unverifiable";
+    case FindingKind::kHubRefInvalid:
+      return "hub_ref_invalid";
+    case FindingKind::kHubContentUnreadable:
+      return "hub_content_unreadable";
+    case FindingKind::kHubNoSnapshots:
+      return "hub_no_snapshots";
+    case FindingKind::kHubMetadataInvalid:
+      return "hub_metadata_invalid";
+    case FindingKind::kHubMetadataStale:
+      return "hub_metadata_stale";
+    case FindingKind::kHubFileMissing:
+      return "hub_file_missing";
+    case FindingKind::kHubDownloadIncomplete:
+      return "hub_download_incomplete";
+    case FindingKind::kHubFileUnverified:
+      return "hub_file_unverified";
+    case FindingKind::kChecksumSourcesDisagree:
+      return "checksum_sources_disagree";
   }
   return "unknown";
 }
@@ -106,6 +134,8 @@ std::string_view category_name(Category category) noexcept {
       return "checksum";
     case Category::kValues:
       return "values";
+    case Category::kHub:
+      return "hub";
   }
   return "folder";
 }
@@ -120,6 +150,40 @@ std::string_view shard_verdict_name(ShardVerdict verdict) noexcept {
       return "skipped";
   }
   return "skipped";
+}
+
+std::string_view layout_name(Layout layout) noexcept {
+  switch (layout) {
+    case Layout::kAuto:
+      return "auto";
+    case Layout::kFolder:
+      return "folder";
+    case Layout::kHubRepo:
+      return "hub-repo";
+    case Layout::kHubSnapshot:
+      return "hub-snapshot";
+    case Layout::kHubCache:
+      return "hub-cache";
+    case Layout::kLocalDir:
+      return "local-dir";
+  }
+  return "folder";
+}
+
+std::string_view content_verdict_name(ContentVerdict verdict) noexcept {
+  switch (verdict) {
+    case ContentVerdict::kVerified:
+      return "verified";
+    case ContentVerdict::kMismatch:
+      return "mismatch";
+    case ContentVerdict::kUnreadable:
+      return "unreadable";
+    case ContentVerdict::kUnverifiable:
+      return "unverifiable";
+    case ContentVerdict::kMissing:
+      return "missing";
+  }
+  return "unverifiable";
 }
 
 std::uint64_t VerifyReport::count(FindingKind kind) const noexcept {

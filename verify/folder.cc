@@ -13,10 +13,7 @@
 #include "verify/findings.h"
 
 namespace stguard::verify {
-namespace {
 
-// The names in the directory open on `dir_fd` (which stays open), "." and
-// ".." left out. False, with *err set, when reading it fails.
 bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err) {
   // fdopendir takes ownership of its descriptor: give it a second one.
   const int dup = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -49,6 +46,14 @@ bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err) {
   return true;
 }
 
+std::vector<std::string> sorted_names(int dir_fd) {
+  std::vector<std::string> names;
+  std::string err;
+  if (!list_dir(dir_fd, &names, &err)) names.clear();
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 Entry entry_of(int dir_fd, std::string name) {
   Entry e;
   e.name = std::move(name);
@@ -74,6 +79,8 @@ Entry entry_of(int dir_fd, std::string name) {
   }
   return e;
 }
+
+namespace {
 
 // Why `name` looks like the leftover of an interrupted download or copy.
 std::optional<std::string> stray_reason(std::string_view name) {
@@ -169,6 +176,14 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
     }
   }
   return out;
+}
+
+base::Opened open_listed(const Listing& folder, const std::string& name, bool follow_symlinks) {
+  const auto it = folder.blob_of.find(name);
+  if (it != folder.blob_of.end()) {
+    return base::open_beneath(folder.blobs, it->second, {.follow_symlinks = false});
+  }
+  return base::open_beneath(folder.dir.get(), name, {.follow_symlinks = follow_symlinks});
 }
 
 Finding unfollowable_symlink_finding(const Entry& entry, int err) {

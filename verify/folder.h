@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/sandbox.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -40,7 +41,26 @@ struct Listing {
   base::UniqueFd dir;
   std::vector<Entry> entries;                            // by name
   std::unordered_map<std::string, std::size_t> by_name;  // name -> index into entries
+  // A Hub cache snapshot: names whose content is the blob their link names,
+  // opened (without following anything) below `blobs` (borrowed, owned by
+  // the caller) rather than through the link, which leaves the snapshot.
+  int blobs = -1;
+  std::unordered_map<std::string, std::string> blob_of;  // name -> blob name
 };
+
+// Opens `name` (relative to the listed folder) as the passes do: through
+// blob_of when it is a Hub snapshot's link, else base::open_beneath.
+base::Opened open_listed(const Listing& folder, const std::string& name, bool follow_symlinks);
+
+// The names in the directory open on `dir_fd` (which stays open), "." and
+// ".." left out. False, with *err set, when reading it fails.
+bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err);
+
+// list_dir's names, sorted; none when the directory cannot be read.
+std::vector<std::string> sorted_names(int dir_fd);
+
+// What `name` in the directory open on `dir_fd` is (lstat) and its role.
+Entry entry_of(int dir_fd, std::string name);
 
 // Opens and lists `dir` (top level only). nullopt, with *fatal set ("DIR: no
 // such directory", "DIR: not a directory", ...), when it cannot.

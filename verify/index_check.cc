@@ -33,8 +33,7 @@ std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
                        "is not a regular file; index not read"));
     return std::nullopt;
   }
-  const base::Opened o = base::open_beneath(v.folder.dir.get(), e.name,
-                                            {.follow_symlinks = v.options.follow_symlinks});
+  const base::Opened o = open_listed(v.folder, e.name, v.options.follow_symlinks);
   if (!o.fd) {
     if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       v.add(unfollowable_symlink_finding(e, o.err));

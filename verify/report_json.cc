@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/json.h"
+#include "verify/hub_json.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -58,6 +59,7 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   doc["ok"] = report.ok();
   doc["exit_code"] = report.exit_code();
   doc["fatal"] = report.ran ? Json(nullptr) : Json(report.fatal);
+  add_layout_json(report, doc);
 
   Json shards = Json::array();
   std::uint64_t accepted = 0;

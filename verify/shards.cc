@@ -173,7 +173,8 @@ ShardCheck skipped(ShardCheck c, FindingKind kind, std::string message, bool wit
 
 }  // namespace
 
-ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks, bool keep_layout) {
+ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_symlinks,
+                       bool keep_layout) {
   ShardCheck c;
   ShardReport& r = c.report;
   r.file = entry.name;
@@ -189,8 +190,7 @@ ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks, boo
     // folder_findings already reported the link.
     return skipped(std::move(c), FindingKind::kSymlink, "symlink not followed", false);
   }
-  const base::Opened o =
-      base::open_beneath(dir_fd, entry.name, {.follow_symlinks = follow_symlinks});
+  const base::Opened o = open_listed(folder, entry.name, follow_symlinks);
   if (!o.fd) {
     if (entry.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       c.finding = unfollowable_symlink_finding(entry, o.err);

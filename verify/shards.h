@@ -1,6 +1,6 @@
 // verify/shards.h (internal to verify/): checking one shard.
 //
-//   stguard::verify::ShardCheck c = stguard::verify::check_shard(dir_fd, entry, follow);
+//   stguard::verify::ShardCheck c = stguard::verify::check_shard(folder, entry, follow);
 //   report.shards.push_back(c.report);
 //   if (c.finding) report.findings.push_back(*c.finding);
 //
@@ -33,9 +33,9 @@ struct ShardCheck {
   std::optional<Header> layout;      // the accepted header, when asked for (the value scan)
 };
 
-// Checks the shard `entry` (role kShard) of the directory open on `dir_fd`.
-// With keep_layout, an accepted shard's header is kept in layout.
-ShardCheck check_shard(int dir_fd, const Entry& entry, bool follow_symlinks,
+// Checks the shard `entry` (role kShard) of `folder`. With keep_layout, an
+// accepted shard's header is kept in layout.
+ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_symlinks,
                        bool keep_layout = false);
 
 }  // namespace stguard::verify

@@ -10,10 +10,11 @@
 
 #include "base/file_io.h"
 #include "verify/findings.h"
+#include "verify/hub_cache.h"
+#include "verify/local_dir.h"
 #include "verify/shards.h"
 
 namespace stguard::verify {
-namespace {
 
 // --sha256 FILE is read first: a list that cannot be read is a usage error
 // (exit status 2), not a finding about DIR.
@@ -34,11 +35,12 @@ bool load_checksum_option(Verification& v) {
   return true;
 }
 
+namespace {
+
 void check_shards(Verification& v) {
   for (const Entry& e : v.folder.entries) {
     if (e.role != Role::kShard) continue;
-    ShardCheck c =
-        check_shard(v.folder.dir.get(), e, v.options.follow_symlinks, v.options.scan_values);
+    ShardCheck c = check_shard(v.folder, e, v.options.follow_symlinks, v.options.scan_values);
     if (c.layout) v.values.add(e.name, c.layout->tensors, c.layout->data_offset());
     const auto id = static_cast<std::uint32_t>(v.report.shards.size());
     for (std::string& name : c.tensors) v.tensors[std::move(name)].push_back(id);
@@ -79,6 +81,8 @@ void check_duplicates(Verification& v) {
   }
 }
 
+}  // namespace
+
 void count_totals(VerifyReport& report) {
   for (const ShardReport& shard : report.shards) {
     if (shard.verdict != ShardVerdict::kAccept) continue;
@@ -87,7 +91,8 @@ void count_totals(VerifyReport& report) {
   }
   for (const Finding& f : report.findings) {
     if (f.kind == FindingKind::kShardUnreadable || f.kind == FindingKind::kIndexUnreadable ||
-        f.kind == FindingKind::kChecksumUnreadable) {
+        f.kind == FindingKind::kChecksumUnreadable ||
+        f.kind == FindingKind::kHubContentUnreadable) {
       ++report.unreadable;
     }
     if (f.severity == Severity::kError) {
@@ -98,22 +103,31 @@ void count_totals(VerifyReport& report) {
   }
 }
 
-}  // namespace
-
-VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
-  Verification v(options);
-  v.report.dir = dir;
-  if (!load_checksum_option(v)) return std::move(v.report);
-  std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
-  if (!folder) return std::move(v.report);
-  v.folder = std::move(*folder);
+void run_folder_passes(Verification& v) {
   v.report.ran = true;
-  for (Finding& f : folder_findings(v.folder, options.follow_symlinks)) v.add(std::move(f));
+  for (Finding& f : folder_findings(v.folder, v.options.follow_symlinks)) v.add(std::move(f));
   check_shards(v);
   check_duplicates(v);
   check_indexes(v);
   check_checksums(v);
   check_values(v);
+  if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
+}
+
+VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
+  const Layout layout = resolve_layout(dir, options.layout);
+  if (layout == Layout::kHubRepo || layout == Layout::kHubSnapshot || layout == Layout::kHubCache) {
+    return verify_hub(dir, layout, options);  // hub_cache.cc
+  }
+  Verification v(options);
+  v.report.dir = dir;
+  v.report.layout = layout;
+  if (!load_checksum_option(v)) return std::move(v.report);
+  std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
+  if (!folder) return std::move(v.report);
+  v.folder = std::move(*folder);
+  run_folder_passes(v);
+  if (layout == Layout::kLocalDir) check_local_dir(v);  // local_dir.cc
   count_totals(v.report);
   return std::move(v.report);
 }

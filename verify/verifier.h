@@ -40,6 +40,18 @@ struct Verification {
   void add(Finding finding) { report.findings.push_back(std::move(finding)); }
 };
 
+// Reads --sha256 FILE into v.checksum_text (verifier.cc); false, with
+// v.report.fatal set, when it cannot be read.
+bool load_checksum_option(Verification& v);
+
+// The passes over v.folder in their order (folder, shards, duplicates,
+// indexes, checksums), without the totals (verifier.cc). v.report.ran is set.
+void run_folder_passes(Verification& v);
+
+// Tensors and bytes of the accepted shards, errors, warnings and unreadable
+// files counted from the findings (verifier.cc). Adds to what is there.
+void count_totals(VerifyReport& report);
+
 // Reads every *.safetensors.index.json and holds each usable one against the
 // shards found (index_check.cc).
 void check_indexes(Verification& v);

@@ -90,6 +90,21 @@ enum class FindingKind : std::uint8_t {
   kChecksumMismatch = 43,     // content differs (expected and actual digest)
   kChecksumUnreadable = 44,   // listed, present, but could not be hashed
   kChecksumDuplicate = 45,    // a name listed twice
+  // Hugging Face cache and `--local-dir` downloads (verify/hub_cache.h, verify/local_dir.h).
+  kHubContentMismatch = 50,       // content differs from the Hub checksum (blob name or etag)
+  kHubLinkDangling = 51,          // a snapshot link to a blob that is not there
+  kHubBlobIncomplete = 52,        // blobs/<hash>.incomplete: an interrupted download (size)
+  kHubBlobUnused = 53,            // a blob no snapshot links to (information)
+  kHubBlobUnverifiable = 54,      // a blob whose name is not a sha256 or git hash
+  kHubRefInvalid = 55,            // refs/<name> not a commit hash, or naming no snapshot
+  kHubContentUnreadable = 56,     // a blob or a downloaded file that could not be hashed
+  kHubNoSnapshots = 57,           // a repository folder with no snapshot
+  kHubMetadataInvalid = 58,       // a --local-dir .metadata file that is not 3 good lines
+  kHubMetadataStale = 59,         // a --local-dir file changed after its metadata was written
+  kHubFileMissing = 60,           // a --local-dir .metadata file whose file is gone
+  kHubDownloadIncomplete = 61,    // a --local-dir <path>.<etag>.incomplete (size)
+  kHubFileUnverified = 62,        // a shard no Hub checksum covers (--local-dir)
+  kChecksumSourcesDisagree = 63,  // SHA256SUMS and a Hub checksum name different digests
   // Values (with scan_values).
   kTensorNan = 70,      // a floating-point tensor holding NaN
   kTensorInf = 71,      // a floating-point tensor holding +Inf or -Inf
@@ -104,12 +119,12 @@ enum class Severity : std::uint8_t {
 };
 std::string_view severity_name(Severity severity) noexcept;  // "error" | "warning"
 
-// 4 is taken by the Hugging Face cache checks.
 enum class Category : std::uint8_t {
   kFolder = 0,
   kShard = 1,
   kIndex = 2,
   kChecksum = 3,
+  kHub = 4,  // Hugging Face cache and --local-dir checksums
   kValues = 5,
 };
 std::string_view category_name(Category category) noexcept;  // "folder" | "shard" | ...
@@ -202,8 +217,73 @@ struct ValuesReport {
   std::vector<ScannedTensor> noteworthy;  // NaN, Inf or all zero: by shard, then header order
 };
 
+// Which kind of folder DIR is (--layout; kAuto detects it, see hub_cache.h).
+enum class Layout : std::uint8_t {
+  kAuto = 0,
+  kFolder = 1,       // a plain model folder
+  kHubRepo = 2,      // models--ORG--NAME: snapshots/, blobs/, refs/
+  kHubSnapshot = 3,  // models--ORG--NAME/snapshots/<commit>
+  kHubCache = 4,     // the cache root (.../hub) holding models--* repositories
+  kLocalDir = 5,     // a `hf download --local-dir` folder (.cache/huggingface/download)
+};
+std::string_view layout_name(Layout layout) noexcept;  // "auto" | "folder" | "hub-repo" | ...
+
+enum class ContentVerdict : std::uint8_t {
+  kVerified = 0,      // content matches its Hub checksum
+  kMismatch = 1,      // it does not
+  kUnreadable = 2,    // could not be hashed
+  kUnverifiable = 3,  // no usable checksum (blob name or etag not a hash)
+  kMissing = 4,       // --local-dir: metadata for a file that is not there
+};
+std::string_view content_verdict_name(ContentVerdict verdict) noexcept;
+
+// One file whose content a Hub checksum covers: a blob of the cache, or a
+// file of a --local-dir download.
+struct ContentFile {
+  std::string file;       // relative to DIR: "blobs/<hash>", or the downloaded file
+  std::string algorithm;  // "sha256" (Git LFS), "git-blob-sha1", or "" (unverifiable)
+  std::string expected;   // hex, from the blob name or the etag
+  std::string actual;     // hex, when hashed
+  std::uint64_t size = 0;
+  ContentVerdict verdict = ContentVerdict::kUnverifiable;
+  std::string error;                 // kUnreadable: why
+  std::vector<std::string> used_by;  // "snapshots/<commit>/<path>" (cache) or the path
+  std::vector<std::string> refs;     // refs whose snapshot holds it ("main")
+};
+
+struct SnapshotReport {
+  std::string commit;             // the folder name under snapshots/
+  std::vector<std::string> refs;  // refs/<name> files naming it
+  std::uint64_t files = 0;        // files in it (links and regular files)
+  std::uint64_t verified = 0;     // of those, contents verified against a Hub checksum
+};
+
+// Given the cache root: one line per repository.
+struct RepositorySummary {
+  std::string name;  // "models--ORG--NAME"
+  int exit_code = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t warnings = 0;
+  std::uint64_t snapshots = 0;
+  std::uint64_t files_verified = 0;
+  std::uint64_t files = 0;
+};
+
+struct HubReport {
+  std::vector<SnapshotReport> snapshots;
+  std::vector<ContentFile> files;  // by name
+  std::vector<RepositorySummary> repositories;
+  std::uint64_t bytes_hashed = 0;
+  double seconds = 0;
+};
+
 struct VerifyReport {
   std::string dir;
+  Layout layout = Layout::kFolder;  // as detected (or given)
+  // The checksums used: "SHA256SUMS" (or the --sha256 file), "hub-blob-names",
+  // "local-dir-metadata".
+  std::vector<std::string> checksum_sources;
+  std::optional<HubReport> hub;     // the Hub layouts and --local-dir
   bool ran = false;                 // false: could not run at all (see fatal); exit status 2
   std::string fatal;                // why it could not run
   std::vector<ShardReport> shards;  // by name
@@ -233,6 +313,8 @@ struct VerifyReport {
 
 // Every option with its default.
 struct VerifyOptions {
+  // What DIR is; kAuto looks (hub_cache.h says how).
+  Layout layout = Layout::kAuto;
   // Follow symlinks in DIR whose target stays inside DIR. Symlinks leaving DIR
   // are never followed.
   bool follow_symlinks = false;

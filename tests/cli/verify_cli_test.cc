@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "folder_builder.h"
+#include "hub_builder.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -115,6 +116,69 @@ TEST(VerifyCli, JsonNamesThatAreNotUtf8CarryTheirBytes) {
   EXPECT_EQ(hex, (std::vector<std::string>{"78fe2e7361666574656e736f7273",
                                            "78ff2e7361666574656e736f7273"}))
       << run.out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------- Hugging Face layouts --
+
+namespace {
+
+using stguard_test::build_hub_repo;
+using stguard_test::build_local_dir;
+using stguard_test::flip_last_byte;
+using stguard_test::HubRepo;
+using stguard_test::kNewCommit;
+using stguard_test::kShard2;
+
+TEST(VerifyCliHub, CacheRepositoryTextAndJson) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const stguard_test::CliRun text = run_verify_cli({repo.root.string()});
+  EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
+  EXPECT_TRUE(text.out.starts_with("layout: hub-repo; checksums used: hub-blob-names\n"))
+      << text.out;
+  EXPECT_NE(text.out.find("snapshot " + kNewCommit + " (refs: main): 5 of 5 files verified"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("Hub checksums: 7 of 7 files match"), std::string::npos) << text.out;
+  const stguard_test::CliRun json = run_verify_cli({"--json", repo.cache.string()});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["layout"], "hub-cache");
+  EXPECT_EQ(doc["hub"]["repositories"][0]["name"], "models--org--tiny");
+  EXPECT_EQ(doc["hub"]["files"].size(), 7u);
+}
+
+TEST(VerifyCliHub, FlippedBlobByteExitsOneNamingBothHashes) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const std::string blob = repo.blob_of(kNewCommit, kShard2);
+  flip_last_byte(repo.blob_path(blob));
+  const stguard_test::CliRun run = run_verify_cli({"--quiet", repo.root.string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("blobs/" + blob + ": error hub_content_mismatch"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("expected sha256 " + blob), std::string::npos) << run.out;
+}
+
+TEST(VerifyCliHub, LocalDirFlippedByteExitsOne) {
+  const TempDir dir;
+  build_local_dir(dir);
+  EXPECT_EQ(run_verify_cli({dir.path().string()}).exit_code, 0);
+  flip_last_byte(dir.file(kShard2));
+  const stguard_test::CliRun run = run_verify_cli({dir.path().string()});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_TRUE(run.out.starts_with("layout: local-dir; checksums used: local-dir-metadata\n"))
+      << run.out;
+}
+
+TEST(VerifyCliHub, BadLayoutIsAUsageError) {
+  const TempDir dir;
+  const stguard_test::CliRun run = run_verify_cli({"--layout", "cache", dir.path().string()});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--layout is auto, folder, hub or local-dir"), std::string::npos)
+      << run.err;
 }
 
 }  // namespace

@@ -1,0 +1,335 @@
+// tests/verify/hub_cache_test.cc: `verify` on the Hugging Face cache: a
+// repository with two revisions, one snapshot, the cache root; each fault
+// (a flipped byte, a dangling link, an interrupted download, unused blobs,
+// bad refs) and hostile links, which are reported and never followed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "base/git_blob.h"
+#include "base/sha256.h"
+#include "folder_builder.h"
+#include "hub_builder.h"
+#include "verify/verify.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using stguard::verify::ContentFile;
+using stguard::verify::ContentVerdict;
+using stguard::verify::Finding;
+using stguard::verify::FindingKind;
+using stguard::verify::Layout;
+using stguard::verify::VerifyOptions;
+using stguard::verify::VerifyReport;
+using stguard_test::build_hub_repo;
+using stguard_test::bytes_of;
+using stguard_test::describe;
+using stguard_test::error_kinds;
+using stguard_test::find;
+using stguard_test::flip_byte;
+using stguard_test::flip_last_byte;
+using stguard_test::HubRepo;
+using stguard_test::kIndex;
+using stguard_test::kNewCommit;
+using stguard_test::kOldCommit;
+using stguard_test::kShard1;
+using stguard_test::kShard2;
+using stguard_test::kShard3;
+using stguard_test::slurp;
+using stguard_test::TempDir;
+using stguard_test::verify_path;
+using stguard_test::warning_kinds;
+
+std::uint64_t verified_files(const VerifyReport& report) {
+  std::uint64_t n = 0;
+  if (!report.hub) return n;
+  for (const ContentFile& f : report.hub->files) {
+    if (f.verdict == ContentVerdict::kVerified) ++n;
+  }
+  return n;
+}
+
+const ContentFile* content(const VerifyReport& report, const std::string& file) {
+  if (!report.hub) return nullptr;
+  for (const ContentFile& f : report.hub->files) {
+    if (f.file == file) return &f;
+  }
+  return nullptr;
+}
+
+// -------------------------------------------------------------- good repo --
+
+TEST(HubCache, TwoRevisionsVerifyWithNoSha256Sums) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const VerifyReport report = verify_path(repo.root);
+  ASSERT_TRUE(report.ran) << report.fatal;
+  EXPECT_EQ(report.layout, Layout::kHubRepo);
+  EXPECT_TRUE(report.findings.empty()) << describe(report);
+  EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_TRUE(report.hub.has_value());
+  // 5 files per revision; shards 1 and 2 and the index are shared: 7 blobs.
+  EXPECT_EQ(report.hub->files.size(), 7u);
+  EXPECT_EQ(verified_files(report), 7u);
+  EXPECT_EQ(report.checksum_sources, std::vector<std::string>{"hub-blob-names"});
+  EXPECT_EQ(report.shards.size(), 6u);  // three per snapshot, each checked
+  ASSERT_EQ(report.hub->snapshots.size(), 2u);
+  EXPECT_EQ(report.hub->snapshots[0].commit, kOldCommit);
+  EXPECT_TRUE(report.hub->snapshots[0].refs.empty());
+  EXPECT_EQ(report.hub->snapshots[1].commit, kNewCommit);
+  EXPECT_EQ(report.hub->snapshots[1].refs, std::vector<std::string>{"main"});
+  EXPECT_EQ(report.hub->snapshots[1].verified, 5u);
+  // A blob both revisions use says so, with the ref that covers it.
+  const ContentFile* shared = content(report, "blobs/" + repo.blob_of(kOldCommit, kShard1));
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->algorithm, "sha256");
+  EXPECT_EQ(shared->used_by.size(), 2u);
+  EXPECT_EQ(shared->refs, std::vector<std::string>{"main"});
+  const ContentFile* config = content(report, "blobs/" + repo.blob_of(kOldCommit, "config.json"));
+  ASSERT_NE(config, nullptr);
+  EXPECT_EQ(config->algorithm, "git-blob-sha1");
+  EXPECT_TRUE(config->refs.empty());  // only the old revision has it
+}
+
+TEST(HubCache, OneSnapshotGivenDirectly) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const VerifyReport report = verify_path(repo.snapshot(kNewCommit));
+  EXPECT_EQ(report.layout, Layout::kHubSnapshot);
+  EXPECT_TRUE(report.findings.empty()) << describe(report);
+  EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_TRUE(report.hub.has_value());
+  ASSERT_EQ(report.hub->snapshots.size(), 1u);
+  EXPECT_EQ(report.hub->snapshots[0].commit, kNewCommit);
+  EXPECT_EQ(report.hub->files.size(), 5u);
+  EXPECT_EQ(report.shards.size(), 3u);
+}
+
+TEST(HubCache, TrailingSlashAndForcedLayout) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  EXPECT_EQ(verify_path(repo.root.string() + "/").layout, Layout::kHubRepo);
+  VerifyOptions folder;
+  folder.layout = Layout::kFolder;  // as before: the links leave the folder
+  const VerifyReport plain = verify_path(repo.snapshot(kNewCommit), folder);
+  EXPECT_EQ(plain.layout, Layout::kFolder);
+  EXPECT_EQ(plain.exit_code(), 1);
+}
+
+// ------------------------------------------------------------------ faults --
+
+TEST(HubCache, FlippedByteInOneBlobNamesTheFileAndBothHashes) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const std::string blob = repo.blob_of(kNewCommit, kShard3);
+  flip_last_byte(repo.blob_path(blob));
+  const std::string actual = stguard::base::sha256_hex(slurp(repo.blob_path(blob).string()));
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_content_mismatch"})
+      << describe(report);
+  const Finding* f = find(report, FindingKind::kHubContentMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->file, "blobs/" + blob);
+  EXPECT_EQ(f->expected_sha256, blob);
+  EXPECT_EQ(f->actual_sha256, actual);
+  EXPECT_NE(f->message.find("snapshots/" + kNewCommit + "/" + kShard3), std::string::npos);
+  EXPECT_NE(f->message.find(blob), std::string::npos);
+  EXPECT_NE(f->message.find(actual), std::string::npos);
+}
+
+TEST(HubCache, EditedSmallFileFailsItsGitBlobHash) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const std::string blob = repo.blob_of(kOldCommit, "config.json");
+  flip_byte(repo.blob_path(blob), 3);
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_content_mismatch"})
+      << describe(report);
+  const ContentFile* c = content(report, "blobs/" + blob);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, ContentVerdict::kMismatch);
+  EXPECT_EQ(c->actual, stguard::base::git_blob_hex(slurp(repo.blob_path(blob).string())));
+}
+
+TEST(HubCache, DanglingLinkAndIncompleteBlobAreReported) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  // An interrupted download: the blob is still blobs/<hash>.incomplete.
+  const std::string blob = repo.blob_of(kNewCommit, kShard3);
+  fs::rename(repo.blob_path(blob), repo.blob_path(blob + ".incomplete"));
+  fs::resize_file(repo.blob_path(blob + ".incomplete"), 50);
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  const Finding* dangling = find(report, FindingKind::kHubLinkDangling);
+  ASSERT_NE(dangling, nullptr) << describe(report);
+  EXPECT_EQ(dangling->file, "snapshots/" + kNewCommit + "/" + kShard3);
+  EXPECT_NE(dangling->message.find(".incomplete"), std::string::npos);
+  const Finding* partial = find(report, FindingKind::kHubBlobIncomplete);
+  ASSERT_NE(partial, nullptr) << describe(report);
+  EXPECT_EQ(partial->file, "blobs/" + blob + ".incomplete");
+  EXPECT_EQ(partial->actual_size, 50u);
+  // The index names the missing shard: the ordinary checks say so too.
+  EXPECT_EQ(report.count(FindingKind::kIndexShardMissing), 1u) << describe(report);
+}
+
+TEST(HubCache, UnusedBlobIsAWarningOnly) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  fs::remove(repo.snapshot(kOldCommit) / "config.json");
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  EXPECT_EQ(warning_kinds(report), std::multiset<std::string>{"hub_blob_unused"});
+}
+
+TEST(HubCache, BadRefsAreWarnings) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  fs::create_directories(repo.root / "refs" / "pr");
+  std::ofstream(repo.root / "refs" / "pr" / "1") << "not a commit\n";
+  std::ofstream(repo.root / "refs" / "old") << "3333333333333333333333333333333333333333";
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kHubRefInvalid), 2u) << describe(report);
+}
+
+TEST(HubCache, NoSnapshotIsAnError) {
+  const TempDir dir;
+  fs::create_directories(dir.path() / "models--a--b" / "blobs");
+  const VerifyReport report = verify_path(dir.path() / "models--a--b");
+  EXPECT_EQ(report.layout, Layout::kHubRepo);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_no_snapshots"});
+}
+
+TEST(HubCache, Sha256SumsInASnapshotIsCheckedAndADisagreementReported) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  // A SHA256SUMS that is right about shard 1 and wrong about shard 2.
+  const std::string text = repo.blob_of(kNewCommit, kShard1) + "  " + kShard1 + "\n" +
+                           std::string(64, 'a') + "  " + kShard2 + "\n";
+  std::ofstream(repo.snapshot(kNewCommit) / "SHA256SUMS") << text;
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_EQ(report.count(FindingKind::kChecksumSourcesDisagree), 1u) << describe(report);
+  const Finding* f = find(report, FindingKind::kChecksumSourcesDisagree);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->file, "snapshots/" + kNewCommit + "/" + kShard2);
+  EXPECT_EQ(f->expected_sha256, std::string(64, 'a'));
+  EXPECT_EQ(f->actual_sha256, repo.blob_of(kNewCommit, kShard2));
+  // SHA256SUMS is checked as well: shard 2 fails it, shard 1 passes.
+  EXPECT_EQ(report.count(FindingKind::kChecksumMismatch), 1u) << describe(report);
+  const std::vector<std::string> both{"hub-blob-names", "SHA256SUMS"};
+  EXPECT_EQ(report.checksum_sources, both);
+}
+
+// -------------------------------------------------------------- cache root --
+
+TEST(HubCache, CacheRootVerifiesEveryRepositoryWorstExitWins) {
+  const TempDir dir;
+  const HubRepo good = build_hub_repo(dir, "models--org--good");
+  const HubRepo bad = build_hub_repo(dir, "models--org--bad");
+  flip_last_byte(bad.blob_path(bad.blob_of(kOldCommit, kShard2)));
+  const VerifyReport report = verify_path(good.cache);
+  EXPECT_EQ(report.layout, Layout::kHubCache);
+  EXPECT_EQ(report.exit_code(), 1);
+  ASSERT_TRUE(report.hub.has_value());
+  ASSERT_EQ(report.hub->repositories.size(), 2u);
+  EXPECT_EQ(report.hub->repositories[0].name, "models--org--bad");
+  EXPECT_EQ(report.hub->repositories[0].exit_code, 1);
+  EXPECT_EQ(report.hub->repositories[1].name, "models--org--good");
+  EXPECT_EQ(report.hub->repositories[1].exit_code, 0);
+  EXPECT_EQ(report.hub->repositories[1].files_verified, 7u);
+  const Finding* f = find(report, FindingKind::kHubContentMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->file, "models--org--bad/blobs/" + bad.blob_of(kOldCommit, kShard2));
+}
+
+// ----------------------------------------------------------------- hostile --
+
+TEST(HubCacheHostile, LinksLeavingBlobsAreNeverFollowed) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const HubRepo other = build_hub_repo(dir, "models--org--other");
+  const fs::path snap = repo.snapshot(kNewCommit);
+  fs::remove(snap / kShard1);
+  fs::create_symlink("/etc/passwd", snap / kShard1);
+  fs::remove(snap / kShard2);
+  fs::create_symlink("../../../models--org--other/blobs/" + other.blob_of(kNewCommit, kShard2),
+                     snap / kShard2);
+  fs::create_symlink("../../refs/main", snap / "ref.txt");  // inside the repo, not a blob
+  fs::create_symlink("loop-b", snap / "loop-a.safetensors");
+  fs::create_symlink("loop-a.safetensors", snap / "loop-b");
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_EQ(report.count(FindingKind::kSymlinkEscapes), 5u) << describe(report);
+  ASSERT_TRUE(report.hub.has_value());
+  for (const ContentFile& f : report.hub->files) {
+    EXPECT_TRUE(f.file.starts_with("blobs/")) << f.file;
+    for (const std::string& user : f.used_by) EXPECT_EQ(user.find("/etc"), std::string::npos);
+  }
+  for (const auto& s : report.shards) EXPECT_EQ(s.file.find("loop"), std::string::npos) << s.file;
+}
+
+TEST(HubCacheHostile, BlobThatIsASymlinkIsRefused) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const std::string blob = repo.blob_of(kNewCommit, kShard3);
+  fs::remove(repo.blob_path(blob));
+  fs::create_symlink("/etc/passwd", repo.blob_path(blob));
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  const Finding* f = find(report, FindingKind::kSymlinkEscapes);
+  ASSERT_NE(f, nullptr) << describe(report);
+  EXPECT_EQ(f->file, "snapshots/" + kNewCommit + "/" + kShard3);
+  EXPECT_EQ(content(report, "blobs/" + blob), nullptr);  // never hashed
+}
+
+TEST(HubCacheHostile, BlobsFolderThatIsASymlinkIsRefused) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  fs::rename(repo.root / "blobs", dir.path() / "elsewhere");
+  fs::create_symlink(dir.path() / "elsewhere", repo.root / "blobs");
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_EQ(report.count(FindingKind::kHubLinkDangling), 10u) << describe(report);
+  ASSERT_TRUE(report.hub.has_value());
+  EXPECT_TRUE(report.hub->files.empty());
+}
+
+TEST(HubCacheHostile, BlobNameNotHexIsUnverifiedNotTrusted) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const fs::path snap = repo.snapshot(kNewCommit);
+  const std::string blob = repo.blob_of(kNewCommit, "config.json");
+  fs::rename(repo.blob_path(blob), repo.blob_path("not-a-hash"));
+  fs::remove(snap / "config.json");
+  fs::create_symlink("../../blobs/not-a-hash", snap / "config.json");
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  EXPECT_EQ(warning_kinds(report), std::multiset<std::string>{"hub_blob_unverifiable"});
+  const ContentFile* c = content(report, "blobs/not-a-hash");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->verdict, ContentVerdict::kUnverifiable);
+}
+
+TEST(HubCacheHostile, NothingInTheCacheChanges) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const auto listing = [&] {
+    std::set<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir.path())) {
+      out.insert(e.path().string() + " " +
+                 std::to_string(e.symlink_status().type() == fs::file_type::symlink));
+    }
+    return out;
+  };
+  const std::set<std::string> before = listing();
+  (void)verify_path(repo.cache);
+  EXPECT_EQ(listing(), before);
+}
+
+}  // namespace

@@ -1,0 +1,521 @@
+// verify/hub_cache.cc: the Hugging Face cache: layout detection, snapshot
+// links read (never followed) and held to blobs/, refs, blobs hashed against
+// their names, leftovers, then the ordinary checks on each snapshot.
+#include "verify/hub_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "base/file_io.h"
+#include "base/hex.h"
+#include "base/sandbox.h"
+#include "verify/findings.h"
+#include "verify/folder.h"
+#include "verify/hub_content.h"
+#include "verify/verifier.h"
+
+namespace stguard::verify {
+namespace {
+
+// Deeper snapshot folders than this are not walked (diffusers uses one level).
+constexpr int kMaxSnapshotDepth = 16;
+// refs/ files are 40 hex digits; anything much longer is not a ref.
+constexpr std::uint64_t kMaxRefBytes = 4096;
+constexpr int kMaxRefDepth = 8;
+
+bool is_directory_at(int dir_fd, const char* name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+// One file of a snapshot: the blob it links to, or a regular file (a cache
+// written without symlinks, as on Windows).
+struct SnapshotFile {
+  std::string path;  // relative to the snapshot
+  std::string blob;  // empty for a regular file
+};
+
+struct Snapshot {
+  std::string commit;
+  base::UniqueFd fd;
+  std::vector<SnapshotFile> files;
+  std::set<std::string> bad_top_level;  // links not used by the ordinary checks
+  std::vector<std::string> refs;
+};
+
+struct Repository {
+  base::UniqueFd fd;
+  base::UniqueFd blobs;  // invalid when there is no blobs/
+  std::vector<Snapshot> snapshots;
+  std::map<std::string, std::vector<std::string>> refs_of_commit;
+  VerifyReport report;
+  const VerifyOptions& options;
+
+  explicit Repository(const VerifyOptions& opts) : options(opts) {}
+  void add(Finding f) { report.findings.push_back(std::move(f)); }
+};
+
+// The target of the link `link_path` (relative to the repository), taken
+// lexically: the blob name when it is exactly blobs/<name>, else nullopt.
+std::optional<std::string> blob_named_by(const std::string& link_path, const std::string& target) {
+  if (target.empty() || target.front() == '/') return std::nullopt;
+  std::vector<std::string> parts;
+  const std::filesystem::path link(link_path);
+  for (const auto& p : link.parent_path()) parts.push_back(p.string());
+  std::size_t start = 0;
+  while (start <= target.size()) {
+    const std::size_t end = std::min(target.find('/', start), target.size());
+    const std::string part = target.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (parts.empty()) return std::nullopt;
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  if (parts.size() != 2 || parts[0] != "blobs") return std::nullopt;
+  return parts[1];
+}
+
+// Reads a snapshot link and checks where it leads; the blob name, or nullopt
+// with a finding added.
+std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std::string& name,
+                                        const std::string& repo_path) {
+  char buffer[4096];
+  const ssize_t n = ::readlinkat(dir_fd, name.c_str(), buffer, sizeof buffer);
+  const std::string target =
+      n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+  const std::optional<std::string> blob = blob_named_by(repo_path, target);
+  if (!blob) {
+    Finding f = make_finding(FindingKind::kSymlinkEscapes, Category::kHub, repo_path,
+                             "is a symlink to " + in_quotes(target) +
+                                 ", not into this repository's blobs/; not followed");
+    f.other = target;
+    repo.add(std::move(f));
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (!repo.blobs || ::fstatat(repo.blobs.get(), blob->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    const bool partial = repo.blobs && size_at(repo.blobs.get(), *blob + ".incomplete");
+    Finding f = make_finding(
+        FindingKind::kHubLinkDangling, Category::kHub, repo_path,
+        "links to blobs/" + *blob + ", which is not there" +
+            (partial ? " (blobs/" + *blob + ".incomplete is: the download was interrupted)"
+                     : std::string()));
+    f.other = "blobs/" + *blob;
+    repo.add(std::move(f));
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    Finding f = make_finding(
+        S_ISLNK(st.st_mode) ? FindingKind::kSymlinkEscapes : FindingKind::kNotRegularFile,
+        Category::kHub, repo_path,
+        "links to blobs/" + *blob +
+            (S_ISLNK(st.st_mode) ? ", which is itself a symlink; not followed"
+                                 : ", which is not a regular file"));
+    f.other = "blobs/" + *blob;
+    repo.add(std::move(f));
+    return std::nullopt;
+  }
+  return blob;
+}
+
+// Collects the files of one snapshot folder (recursively), links resolved.
+void walk_snapshot(Repository& repo, Snapshot& snap, int dir_fd, const std::string& prefix,
+                   int depth) {
+  for (const std::string& name : sorted_names(dir_fd)) {
+    const std::string path = prefix + name;
+    const std::string repo_path = "snapshots/" + snap.commit + "/" + path;
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      std::optional<std::string> blob = resolve_link(repo, dir_fd, name, repo_path);
+      if (blob) {
+        snap.files.push_back({path, std::move(*blob)});
+      } else if (prefix.empty()) {
+        snap.bad_top_level.insert(name);
+      }
+    } else if (S_ISREG(st.st_mode)) {
+      snap.files.push_back({path, ""});
+    } else if (S_ISDIR(st.st_mode) && depth < kMaxSnapshotDepth) {
+      const base::Opened sub =
+          base::open_beneath(dir_fd, name, {.follow_symlinks = false, .directory = true});
+      if (sub.fd) walk_snapshot(repo, snap, sub.fd.get(), path + "/", depth + 1);
+    }
+  }
+}
+
+// refs/<name> files (branches, refs/pr/N): which commit each names.
+void read_refs(Repository& repo, int dir_fd, const std::string& prefix, int depth,
+               const std::set<std::string>& commits, bool whole_repository) {
+  for (const std::string& name : sorted_names(dir_fd)) {
+    const std::string ref = prefix + name;
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      if (depth >= kMaxRefDepth) continue;
+      const base::Opened sub =
+          base::open_beneath(dir_fd, name, {.follow_symlinks = false, .directory = true});
+      if (sub.fd) read_refs(repo, sub.fd.get(), ref + "/", depth + 1, commits, whole_repository);
+      continue;
+    }
+    const base::Opened o = base::open_beneath(dir_fd, name, {.follow_symlinks = false});
+    std::string text;
+    const std::string err =
+        o.fd ? base::read_fd(o.fd.get(), kMaxRefBytes, &text) : base::open_error_text(o.err);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+      text.pop_back();
+    }
+    if (!err.empty() || hub_algorithm(text) != kGitBlobAlgorithm) {
+      repo.add(make_finding(
+          FindingKind::kHubRefInvalid, Category::kHub, "refs/" + ref,
+          err.empty() ? "does not hold a commit hash (40 hex digits)" : "cannot be read: " + err,
+          Severity::kWarning));
+      continue;
+    }
+    if (whole_repository && commits.count(text) == 0) {
+      repo.add(make_finding(FindingKind::kHubRefInvalid, Category::kHub, "refs/" + ref,
+                            "names commit " + text + ", which has no snapshot here",
+                            Severity::kWarning));
+    }
+    repo.refs_of_commit[text].push_back(ref);
+  }
+}
+
+// blobs/: interrupted downloads, and (for the whole repository) blobs no
+// snapshot uses.
+void check_blob_folder(Repository& repo, const std::set<std::string>& used, bool whole_repository) {
+  if (!repo.blobs) return;
+  for (const std::string& name : sorted_names(repo.blobs.get())) {
+    const std::uint64_t size = size_at(repo.blobs.get(), name).value_or(0);
+    if (name.ends_with(".incomplete")) {
+      repo.add(interrupted_download(FindingKind::kHubBlobIncomplete, "blobs/" + name, size));
+    } else if (whole_repository && used.count(name) == 0) {
+      Finding f = make_finding(FindingKind::kHubBlobUnused, Category::kHub, "blobs/" + name,
+                               "no snapshot links to this blob (" + std::to_string(size) +
+                                   " bytes; an older revision's file?)",
+                               Severity::kWarning);
+      f.actual_size = size;
+      repo.add(std::move(f));
+    }
+  }
+}
+
+void prefix_name(std::string& name, const std::string& prefix) {
+  name = name.empty() ? prefix.substr(0, prefix.size() - 1) : prefix + name;
+}
+
+// Appends `from` to `into` with every file name prefixed (totals are
+// counted once, at the end, over everything).
+void merge_report(VerifyReport& into, VerifyReport&& from, const std::string& prefix) {
+  for (ShardReport& s : from.shards) {
+    prefix_name(s.file, prefix);
+    into.shards.push_back(std::move(s));
+  }
+  for (IndexReport& i : from.indexes) {
+    prefix_name(i.file, prefix);
+    into.indexes.push_back(std::move(i));
+  }
+  if (from.checksums) {
+    if (!into.checksums) {
+      into.checksums = std::move(from.checksums);
+      if (!into.checksums->from_option) prefix_name(into.checksums->file, prefix);
+    } else {
+      ChecksumReport& c = *into.checksums;
+      c.entries += from.checksums->entries;
+      c.verified += from.checksums->verified;
+      c.failed += from.checksums->failed;
+      c.bytes_hashed += from.checksums->bytes_hashed;
+      c.seconds += from.checksums->seconds;
+    }
+  }
+  for (Finding& f : from.findings) {
+    prefix_name(f.file, prefix);
+    if (!f.shard.empty()) prefix_name(f.shard, prefix);
+    into.findings.push_back(std::move(f));
+  }
+  for (std::string& source : from.checksum_sources) {
+    if (std::find(into.checksum_sources.begin(), into.checksum_sources.end(), source) ==
+        into.checksum_sources.end()) {
+      into.checksum_sources.push_back(std::move(source));
+    }
+  }
+  if (from.hub) {
+    if (!into.hub) into.hub.emplace();
+    for (SnapshotReport& s : from.hub->snapshots) into.hub->snapshots.push_back(std::move(s));
+    for (ContentFile& f : from.hub->files) {
+      prefix_name(f.file, prefix);
+      for (std::string& u : f.used_by) prefix_name(u, prefix);
+      into.hub->files.push_back(std::move(f));
+    }
+    into.hub->bytes_hashed += from.hub->bytes_hashed;
+    into.hub->seconds += from.hub->seconds;
+  }
+}
+
+// The ordinary checks on a snapshot's top level, its links read as the
+// blobs they name.
+void check_snapshot_folder(Repository& repo, Snapshot& snap) {
+  VerifyOptions options = repo.options;
+  options.follow_symlinks = false;  // links were resolved above, by name
+  Verification v(options);
+  v.report.dir = "snapshots/" + snap.commit;
+  std::map<std::string, std::string> hub_sha256;
+  std::map<std::string, std::string> blob_of_top_level;
+  for (const SnapshotFile& f : snap.files) {
+    if (f.blob.empty() || f.path.find('/') != std::string::npos) continue;
+    blob_of_top_level[f.path] = f.blob;
+    if (hub_algorithm(f.blob) == kSha256Algorithm) hub_sha256[f.path] = f.blob;
+  }
+  v.folder.dir = std::move(snap.fd);
+  v.folder.blobs = repo.blobs.get();
+  for (const std::string& name : sorted_names(v.folder.dir.get())) {
+    if (snap.bad_top_level.count(name) != 0) continue;  // reported as a Hub finding
+    Entry e = entry_of(v.folder.dir.get(), name);
+    const auto it = blob_of_top_level.find(name);
+    if (it != blob_of_top_level.end()) {
+      e.type = EntryType::kRegular;
+      v.folder.blob_of[name] = it->second;
+    }
+    v.folder.by_name[e.name] = v.folder.entries.size();
+    v.folder.entries.push_back(std::move(e));
+  }
+  if (!load_checksum_option(v)) {
+    repo.add(
+        make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "", v.report.fatal));
+    return;
+  }
+  run_folder_passes(v);
+  compare_checksum_sources(v, hub_sha256, "Hub blob name");
+  merge_report(repo.report, std::move(v.report), "snapshots/" + snap.commit + "/");
+}
+
+// A whole repository (`only` empty) or one snapshot of it, on the open
+// repository folder.
+VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
+                               const VerifyOptions& options) {
+  Repository repo(options);
+  repo.fd = std::move(repo_fd);
+  repo.report.ran = true;
+  repo.report.hub.emplace();
+  const bool whole = only.empty();
+  base::Opened blobs =
+      base::open_beneath(repo.fd.get(), "blobs", {.follow_symlinks = false, .directory = true});
+  repo.blobs = std::move(blobs.fd);
+
+  std::vector<std::string> commits;
+  const base::Opened snaps =
+      base::open_beneath(repo.fd.get(), "snapshots", {.follow_symlinks = false, .directory = true});
+  if (snaps.fd) {
+    for (const std::string& name : sorted_names(snaps.fd.get())) {
+      if ((whole || name == only) && is_directory_at(snaps.fd.get(), name.c_str())) {
+        commits.push_back(name);
+      }
+    }
+  }
+  if (commits.empty()) {
+    repo.add(make_finding(FindingKind::kHubNoSnapshots, Category::kHub, "snapshots",
+                          whole ? "no snapshot in this repository (nothing was downloaded?)"
+                                : "snapshot " + in_quotes(only) + " is not there"));
+  }
+  const base::Opened refs =
+      base::open_beneath(repo.fd.get(), "refs", {.follow_symlinks = false, .directory = true});
+  if (refs.fd) {
+    read_refs(repo, refs.fd.get(), "", 0, std::set<std::string>(commits.begin(), commits.end()),
+              whole);
+  }
+
+  std::set<std::string> used;
+  std::map<std::string, std::size_t> file_of_blob;  // blob -> index in hub->files
+  std::vector<ContentFile>& files = repo.report.hub->files;
+  for (const std::string& commit : commits) {
+    Snapshot snap;
+    snap.commit = commit;
+    const auto r = repo.refs_of_commit.find(commit);
+    if (r != repo.refs_of_commit.end()) snap.refs = r->second;
+    snap.fd =
+        base::open_beneath(snaps.fd.get(), commit, {.follow_symlinks = false, .directory = true})
+            .fd;
+    if (!snap.fd) continue;
+    walk_snapshot(repo, snap, snap.fd.get(), "", 0);
+    for (const SnapshotFile& f : snap.files) {
+      if (f.blob.empty()) continue;
+      used.insert(f.blob);
+      auto [it, inserted] = file_of_blob.emplace(f.blob, files.size());
+      if (inserted) {
+        ContentFile c;
+        c.file = "blobs/" + f.blob;
+        c.expected = f.blob;
+        c.algorithm = hub_algorithm(f.blob);
+        c.size = size_at(repo.blobs.get(), f.blob).value_or(0);
+        files.push_back(std::move(c));
+      }
+      ContentFile& c = files[it->second];
+      c.used_by.push_back("snapshots/" + commit + "/" + f.path);
+      for (const std::string& ref : snap.refs) {
+        if (std::find(c.refs.begin(), c.refs.end(), ref) == c.refs.end()) c.refs.push_back(ref);
+      }
+    }
+    repo.snapshots.push_back(std::move(snap));
+  }
+  check_blob_folder(repo, used, whole);
+
+  const int blobs_fd = repo.blobs.get();
+  hash_contents(
+      files,
+      [blobs_fd](const ContentFile& f) {
+        return base::open_beneath(blobs_fd, f.expected, {.follow_symlinks = false});
+      },
+      options, &*repo.report.hub);
+  for (const ContentFile& f : files) {
+    if (std::optional<Finding> finding = content_finding(f, "blob name")) {
+      repo.add(std::move(*finding));
+    }
+  }
+  if (!files.empty()) repo.report.checksum_sources.push_back("hub-blob-names");
+
+  for (Snapshot& snap : repo.snapshots) {
+    SnapshotReport s;
+    s.commit = snap.commit;
+    s.refs = snap.refs;
+    s.files = snap.files.size();
+    for (const SnapshotFile& f : snap.files) {
+      if (f.blob.empty()) continue;
+      if (files[file_of_blob[f.blob]].verdict == ContentVerdict::kVerified) ++s.verified;
+    }
+    repo.report.hub->snapshots.push_back(std::move(s));
+    check_snapshot_folder(repo, snap);
+  }
+  return std::move(repo.report);
+}
+
+base::UniqueFd open_directory(const std::string& path, std::string* fatal) {
+  base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+  if (!fd) *fatal = path + ": cannot open: " + base::errno_text(errno);
+  return fd;
+}
+
+// `dir` without trailing separators, made absolute lexically (no file is
+// looked at), so that "." inside a snapshot is recognised.
+std::filesystem::path normal_path(const std::string& dir) {
+  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  if (p.is_relative()) {
+    std::error_code ec;
+    const std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (!ec) p = (cwd / p).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+  }
+  return p;
+}
+
+}  // namespace
+
+bool is_hub_repo_name(std::string_view name) {
+  for (const std::string_view kind : {"models--", "datasets--", "spaces--"}) {
+    if (name.starts_with(kind) && name.size() > kind.size()) return true;
+  }
+  return false;
+}
+
+Layout detect_layout(const std::string& dir) {
+  const std::filesystem::path p = normal_path(dir);
+  if (p.parent_path().filename() == "snapshots" &&
+      is_hub_repo_name(p.parent_path().parent_path().filename().string())) {
+    return Layout::kHubSnapshot;
+  }
+  const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+  if (!fd) return Layout::kFolder;  // the folder checks say why it cannot be opened
+  if (is_hub_repo_name(p.filename().string()) &&
+      (is_directory_at(fd.get(), "snapshots") || is_directory_at(fd.get(), "blobs"))) {
+    return Layout::kHubRepo;
+  }
+  for (const std::string& name : sorted_names(fd.get())) {
+    if (is_hub_repo_name(name) && is_directory_at(fd.get(), name.c_str())) {
+      return Layout::kHubCache;
+    }
+  }
+  const base::Opened cache = base::open_beneath(fd.get(), ".cache/huggingface/download",
+                                                {.follow_symlinks = false, .directory = true});
+  if (cache.fd) return Layout::kLocalDir;
+  return Layout::kFolder;
+}
+
+Layout resolve_layout(const std::string& dir, Layout requested) {
+  const auto is_hub = [](Layout l) {
+    return l == Layout::kHubRepo || l == Layout::kHubSnapshot || l == Layout::kHubCache;
+  };
+  if (requested == Layout::kAuto) return detect_layout(dir);
+  if (!is_hub(requested)) return requested;
+  const Layout detected = detect_layout(dir);
+  return is_hub(detected) ? detected : requested;
+}
+
+VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptions& options) {
+  VerifyReport report;
+  report.dir = dir;
+  report.layout = layout;
+  if (layout == Layout::kHubSnapshot) {
+    const std::filesystem::path p = normal_path(dir);
+    base::UniqueFd repo = open_directory(p.parent_path().parent_path().string(), &report.fatal);
+    if (!repo) return report;
+    merge_report(report, verify_repository(std::move(repo), p.filename().string(), options), "");
+  } else {
+    base::UniqueFd root = open_directory(dir, &report.fatal);
+    if (!root) return report;
+    if (layout == Layout::kHubRepo) {
+      merge_report(report, verify_repository(std::move(root), "", options), "");
+    } else {
+      report.hub.emplace();
+      for (const std::string& name : sorted_names(root.get())) {
+        if (!is_hub_repo_name(name) || !is_directory_at(root.get(), name.c_str())) continue;
+        base::Opened repo =
+            base::open_beneath(root.get(), name, {.follow_symlinks = false, .directory = true});
+        if (!repo.fd) continue;
+        VerifyReport sub = verify_repository(std::move(repo.fd), "", options);
+        count_totals(sub);
+        RepositorySummary summary;
+        summary.name = name;
+        summary.exit_code = sub.exit_code();
+        summary.errors = sub.errors;
+        summary.warnings = sub.warnings;
+        if (sub.hub) {
+          summary.snapshots = sub.hub->snapshots.size();
+          summary.files = sub.hub->files.size();
+          for (const ContentFile& f : sub.hub->files) {
+            if (f.verdict == ContentVerdict::kVerified) ++summary.files_verified;
+          }
+        }
+        report.hub->repositories.push_back(summary);
+        merge_report(report, std::move(sub), name + "/");
+      }
+      if (report.hub->repositories.empty()) {
+        report.findings.push_back(make_finding(FindingKind::kHubNoSnapshots, Category::kHub, "",
+                                               "no models--*, datasets--* or spaces--* "
+                                               "repository in this cache folder"));
+      }
+    }
+  }
+  report.ran = true;
+  count_totals(report);
+  return report;
+}
+
+}  // namespace stguard::verify

@@ -1,0 +1,181 @@
+// verify/hub_content.cc: hashing contents against Hub checksums on a pool,
+// the findings that follow, and SHA256SUMS against those checksums.
+#include "verify/hub_content.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <span>
+
+#include "base/git_blob.h"
+#include "base/hex.h"
+#include "base/parallel.h"
+#include "base/path.h"
+#include "base/sha256.h"
+#include "verify/checksums.h"
+#include "verify/findings.h"
+
+namespace stguard::verify {
+namespace {
+
+bool all_hex(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return base::hex_value(c) >= 0; });
+}
+
+// Hub checksums are written in lower case; a hand-made etag may not be.
+std::string lower_case(std::string text) {
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return text;
+}
+
+void hash_one(ContentFile& file, const std::function<base::Opened(const ContentFile&)>& open,
+              const VerifyOptions& options, std::atomic<std::uint64_t>* done) {
+  std::string* error = &file.error;
+  const base::Opened o = open(file);
+  if (!o.fd) {
+    *error = "cannot open: " + base::open_error_text(o.err);
+    file.verdict = ContentVerdict::kUnreadable;
+    return;
+  }
+  if (file.algorithm == kSha256Algorithm) {
+    const base::Sha256Outcome h = base::sha256_fd(o.fd.get(), options.hash, done);
+    file.size = h.bytes;
+    if (!h.ok()) {
+      *error = h.error;
+      file.verdict = ContentVerdict::kUnreadable;
+      return;
+    }
+    file.actual = base::to_hex(h.digest);
+  } else {
+    const base::GitBlobOutcome h = base::git_blob_fd(o.fd.get(), done);
+    file.size = h.bytes;
+    if (!h.ok()) {
+      *error = h.error;
+      file.verdict = ContentVerdict::kUnreadable;
+      return;
+    }
+    file.actual = base::to_hex(std::span(h.digest));
+  }
+  file.verdict = file.actual == lower_case(file.expected) ? ContentVerdict::kVerified
+                                                          : ContentVerdict::kMismatch;
+}
+
+}  // namespace
+
+std::string hub_algorithm(std::string_view hex) {
+  if (!all_hex(hex)) return "";
+  if (hex.size() == 64) return std::string(kSha256Algorithm);
+  if (hex.size() == 40) return std::string(kGitBlobAlgorithm);
+  return "";
+}
+
+void hash_contents(std::vector<ContentFile>& files,
+                   const std::function<base::Opened(const ContentFile&)>& open,
+                   const VerifyOptions& options, HubReport* hub) {
+  std::vector<std::size_t> order;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files[i].algorithm.empty() || files[i].verdict == ContentVerdict::kMissing) continue;
+    order.push_back(i);
+    total += files[i].size;
+  }
+  if (order.empty()) return;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return files[a].size > files[b].size; });
+  std::atomic<std::uint64_t> done{0};
+  base::ParallelOptions parallel;
+  parallel.jobs = options.jobs;
+  parallel.tick_interval = options.progress_interval;
+  if (options.progress) {
+    parallel.on_tick = [&] {
+      options.progress(done.load(std::memory_order_relaxed), total, false);
+    };
+  }
+  const auto start = std::chrono::steady_clock::now();
+  base::parallel_for_each(order.size(), parallel,
+                          [&](std::size_t k) { hash_one(files[order[k]], open, options, &done); });
+  if (options.progress) options.progress(done.load(), total, true);
+  hub->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  hub->bytes_hashed += done.load();
+}
+
+std::optional<Finding> content_finding(const ContentFile& file, std::string_view source) {
+  std::string users;
+  for (const std::string& u : file.used_by) {
+    if (!users.empty()) users += ", ";
+    users += u;
+  }
+  const std::string what = users.empty() || users == file.file ? "" : " (" + users + ")";
+  switch (file.verdict) {
+    case ContentVerdict::kVerified:
+    case ContentVerdict::kMissing:
+      return std::nullopt;
+    case ContentVerdict::kMismatch: {
+      Finding f = make_finding(FindingKind::kHubContentMismatch, Category::kHub, file.file,
+                               "content" + what + " does not match its " + std::string(source) +
+                                   ": expected " + file.algorithm + " " + file.expected +
+                                   ", actual " + file.actual);
+      f.other = users;
+      if (file.algorithm == kSha256Algorithm) {
+        f.expected_sha256 = file.expected;
+        f.actual_sha256 = file.actual;
+      }
+      f.actual_size = file.size;
+      return f;
+    }
+    case ContentVerdict::kUnreadable: {
+      Finding f = make_finding(FindingKind::kHubContentUnreadable, Category::kHub, file.file,
+                               "content" + what + " could not be hashed: " + file.error);
+      f.other = users;
+      return f;
+    }
+    case ContentVerdict::kUnverifiable: {
+      Finding f = make_finding(FindingKind::kHubBlobUnverifiable, Category::kHub, file.file,
+                               "its " + std::string(source) + " " + in_quotes(file.expected) +
+                                   " is neither a sha256 (64 hex digits) nor a git blob hash "
+                                   "(40); content" +
+                                   what + " not verified",
+                               Severity::kWarning);
+      f.other = users;
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+Finding interrupted_download(FindingKind kind, std::string file, std::uint64_t size) {
+  Finding f = make_finding(kind, Category::kHub, std::move(file),
+                           "an interrupted download (" + std::to_string(size) +
+                               " bytes so far); run the download again to finish it",
+                           Severity::kWarning);
+  f.actual_size = size;
+  return f;
+}
+
+void compare_checksum_sources(Verification& v, const std::map<std::string, std::string>& hub_sha256,
+                              std::string_view hub_source) {
+  if (v.checksum_text.empty() || hub_sha256.empty()) return;
+  const std::string list =
+      v.report.checksums ? v.report.checksums->file : std::string("SHA256SUMS");
+  for (const ChecksumLine& line : parse_checksum_file(v.checksum_text, nullptr)) {
+    const std::optional<std::string> name = base::safe_relative_name(line.name, nullptr);
+    if (!name) continue;  // check_checksums reported it
+    const auto it = hub_sha256.find(*name);
+    if (it == hub_sha256.end()) continue;
+    const std::string listed = base::to_hex(line.digest);
+    const std::string hub = lower_case(it->second);
+    if (listed == hub) continue;
+    Finding f = make_finding(FindingKind::kChecksumSourcesDisagree, Category::kHub, *name,
+                             list + " line " + std::to_string(line.line) + " says sha256 " +
+                                 listed + ", its " + std::string(hub_source) + " says sha256 " +
+                                 hub + "; at most one of them describes the file");
+    f.line = line.line;
+    f.expected_sha256 = listed;
+    f.actual_sha256 = hub;
+    v.add(std::move(f));
+  }
+}
+
+}  // namespace stguard::verify

@@ -1,0 +1,59 @@
+// verify/hub_content.h (internal to verify/): contents checked against the
+// checksums the Hugging Face Hub leaves on disk, shared by the cache
+// (hub_cache.cc: blob names) and --local-dir downloads (local_dir.cc: etags).
+//
+//   std::vector<ContentFile> files = ...;  // file, expected set; algorithm from hub_algorithm
+//   hash_contents(files, [&](const ContentFile& f) { return open_somehow(f.file); }, options,
+//                 &hub);
+//   for (const ContentFile& f : files) if (auto finding = content_finding(f)) add(*finding);
+//
+// A 64-hex name or etag is the sha256 of the content (every Git LFS file,
+// hence every safetensors file on the Hub); 40 hex digits are the git blob
+// hash of a small file kept in git itself.
+#ifndef STGUARD_VERIFY_HUB_CONTENT_H_
+#define STGUARD_VERIFY_HUB_CONTENT_H_
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/sandbox.h"
+#include "verify/verifier.h"
+#include "verify/verify.h"
+
+namespace stguard::verify {
+
+inline constexpr std::string_view kSha256Algorithm = "sha256";
+inline constexpr std::string_view kGitBlobAlgorithm = "git-blob-sha1";
+
+// "sha256" for 64 hex digits, "git-blob-sha1" for 40, "" for anything else.
+std::string hub_algorithm(std::string_view hex);
+
+// Hashes every file with an algorithm (on options.jobs threads, largest
+// first), setting size, actual and verdict; files that `open` cannot open
+// are kUnreadable. Adds the bytes and time to *hub.
+void hash_contents(std::vector<ContentFile>& files,
+                   const std::function<base::Opened(const ContentFile&)>& open,
+                   const VerifyOptions& options, HubReport* hub);
+
+// The finding a hashed file deserves (mismatch naming both hashes,
+// unreadable, unverifiable), or none when verified.
+std::optional<Finding> content_finding(const ContentFile& file, std::string_view source);
+
+// The warning for a leftover .incomplete file: an interrupted download of
+// `size` bytes so far.
+Finding interrupted_download(FindingKind kind, std::string file, std::uint64_t size);
+
+// SHA256SUMS held against the Hub's sha256 checksums: each name listed in
+// both with different digests is a kChecksumSourcesDisagree finding.
+// `hub_sha256` maps names (relative to the listed folder) to 64 hex digits;
+// v.checksum_text is the list check_checksums read.
+void compare_checksum_sources(Verification& v, const std::map<std::string, std::string>& hub_sha256,
+                              std::string_view hub_source);
+
+}  // namespace stguard::verify
+
+#endif  // STGUARD_VERIFY_HUB_CONTENT_H_

@@ -1,0 +1,203 @@
+// verify/local_dir.cc: --local-dir downloads: metadata files read and
+// checked, files hashed against their etags, leftovers reported.
+#include "verify/local_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/file_io.h"
+#include "base/path.h"
+#include "base/sandbox.h"
+#include "verify/findings.h"
+#include "verify/folder.h"
+#include "verify/hub_content.h"
+
+namespace stguard::verify {
+namespace {
+
+constexpr std::string_view kDownloadDir = ".cache/huggingface/download";
+constexpr std::string_view kMetadataSuffix = ".metadata";
+constexpr std::string_view kIncompleteSuffix = ".incomplete";
+constexpr int kMaxDepth = 16;
+// The Hub client trusts metadata whose timestamp is at most this much older
+// than the file's mtime (huggingface_hub's read_download_metadata).
+constexpr double kStaleSlackSeconds = 1.0;
+
+struct Metadata {
+  std::string commit;
+  std::string etag;
+  double timestamp = 0;
+};
+
+// The three lines, or nullopt with *why set.
+std::optional<Metadata> parse_metadata(const std::string& text, std::string* why) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size() && lines.size() < 4) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    start = end + 1;
+  }
+  if (lines.size() < 3) {
+    *why = "has " + std::to_string(lines.size()) +
+           " line(s); expected 3 (commit hash, etag, timestamp)";
+    return std::nullopt;
+  }
+  Metadata m;
+  m.commit = lines[0];
+  m.etag = lines[1];
+  if (hub_algorithm(m.commit) != kGitBlobAlgorithm) {
+    *why = "line 1 is not a commit hash (40 hex digits)";
+    return std::nullopt;
+  }
+  if (m.etag.empty()) {
+    *why = "line 2 (the etag) is empty";
+    return std::nullopt;
+  }
+  const std::string& stamp = lines[2];
+  const auto [end, ec] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), m.timestamp);
+  if (stamp.empty() || ec != std::errc() || end != stamp.data() + stamp.size() ||
+      !(m.timestamp >= 0)) {
+    *why = "line 3 is not a Unix timestamp";
+    return std::nullopt;
+  }
+  return m;
+}
+
+struct Walk {
+  Verification& v;
+  std::vector<ContentFile> files;
+  std::set<std::string> described;  // files with usable metadata
+};
+
+void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::string& rel) {
+  const std::string where = std::string(kDownloadDir) + "/" + rel;
+  const std::string path = rel.substr(0, rel.size() - kMetadataSuffix.size());
+  const base::Opened o = base::open_beneath(dir_fd, name, {.follow_symlinks = false});
+  std::string text;
+  const std::string err = o.fd ? base::read_fd(o.fd.get(), kMaxDownloadMetadataBytes, &text)
+                               : base::open_error_text(o.err);
+  std::string why;
+  std::optional<Metadata> m;
+  if (err.empty()) m = parse_metadata(text, &why);
+  const std::optional<std::string> safe = base::safe_relative_name(path, &why);
+  if (!err.empty() || !m || !safe) {
+    Finding f = make_finding(FindingKind::kHubMetadataInvalid, Category::kHub, where,
+                             (err.empty() ? why : "cannot be read: " + err) + "; " +
+                                 in_quotes(path) + " not verified from it",
+                             Severity::kWarning);
+    f.other = path;
+    w.v.add(std::move(f));
+    return;
+  }
+  ContentFile c;
+  c.file = *safe;
+  c.expected = m->etag;
+  c.algorithm = hub_algorithm(m->etag);
+  c.used_by.push_back(where);
+  const base::Opened file =
+      base::open_beneath(w.v.folder.dir.get(), *safe, {.follow_symlinks = false});
+  struct stat st {};
+  if (!file.fd || ::fstat(file.fd.get(), &st) != 0) {
+    c.verdict = ContentVerdict::kMissing;
+    Finding f = make_finding(
+        FindingKind::kHubFileMissing, Category::kHub, *safe,
+        "described by " + where + " but " +
+            (file.fd ? std::string("cannot be examined") : base::open_error_text(file.err)));
+    f.other = where;
+    w.v.add(std::move(f));
+  } else {
+    c.size = static_cast<std::uint64_t>(st.st_size);
+    const double mtime =
+        static_cast<double>(st.st_mtim.tv_sec) + static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
+    if (m->timestamp < mtime - kStaleSlackSeconds) {
+      Finding f = make_finding(FindingKind::kHubMetadataStale, Category::kHub, *safe,
+                               "was modified after its download metadata " + where +
+                                   " was written (edited or copied over since the download?)",
+                               Severity::kWarning);
+      f.other = where;
+      w.v.add(std::move(f));
+    }
+  }
+  w.described.insert(*safe);
+  w.files.push_back(std::move(c));
+}
+
+void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
+  for (const std::string& name : sorted_names(dir_fd)) {
+    const std::string rel = prefix + name;
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      if (depth >= kMaxDepth) continue;
+      const base::Opened sub =
+          base::open_beneath(dir_fd, name, {.follow_symlinks = false, .directory = true});
+      if (sub.fd) walk(w, sub.fd.get(), rel + "/", depth + 1);
+    } else if (name.ends_with(kIncompleteSuffix) && name.size() > kIncompleteSuffix.size()) {
+      w.v.add(interrupted_download(FindingKind::kHubDownloadIncomplete,
+                                   std::string(kDownloadDir) + "/" + rel,
+                                   static_cast<std::uint64_t>(st.st_size)));
+    } else if (S_ISREG(st.st_mode) && name.ends_with(kMetadataSuffix) &&
+               name.size() > kMetadataSuffix.size()) {
+      read_metadata(w, dir_fd, name, rel);
+    }
+  }
+}
+
+}  // namespace
+
+void check_local_dir(Verification& v) {
+  const base::Opened download = base::open_beneath(v.folder.dir.get(), std::string(kDownloadDir),
+                                                   {.follow_symlinks = false, .directory = true});
+  v.report.hub.emplace();
+  if (!download.fd) return;
+  // folder_findings calls the top-level .incomplete files stray; here they
+  // get their own, more precise finding.
+  const std::string download_prefix = std::string(kDownloadDir) + "/";
+  std::erase_if(v.report.findings, [&](const Finding& f) {
+    return f.kind == FindingKind::kStrayFile && f.file.starts_with(download_prefix);
+  });
+  Walk w{v, {}, {}};
+  walk(w, download.fd.get(), "", 0);
+
+  const int dir_fd = v.folder.dir.get();
+  hash_contents(
+      w.files,
+      [dir_fd](const ContentFile& f) {
+        return base::open_beneath(dir_fd, f.file, {.follow_symlinks = false});
+      },
+      v.options, &*v.report.hub);
+  std::map<std::string, std::string> etag_sha256;
+  for (const ContentFile& f : w.files) {
+    if (std::optional<Finding> finding = content_finding(f, "download metadata's etag")) {
+      v.add(std::move(*finding));
+    }
+    if (f.algorithm == kSha256Algorithm) etag_sha256[f.file] = f.expected;
+  }
+  for (const Entry& e : v.folder.entries) {
+    // Without any metadata there is nothing the Hub client vouched for.
+    if (w.files.empty() || e.role != Role::kShard || w.described.count(e.name) != 0 ||
+        v.report.checksums) {
+      continue;
+    }
+    v.add(make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
+                       "has no download metadata and no SHA256SUMS lists it; content not verified",
+                       Severity::kWarning));
+  }
+  compare_checksum_sources(v, etag_sha256, "download metadata's etag");
+  if (!w.files.empty()) v.report.checksum_sources.push_back("local-dir-metadata");
+  v.report.hub->files = std::move(w.files);
+}
+
+}  // namespace stguard::verify
