@@ -22,6 +22,10 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "file_changed";
     case FindingKind::kSymlinkLoop:
       return "symlink_loop";
+    case FindingKind::kTreeLimit:
+      return "tree_limit";
+    case FindingKind::kFolderUnreadable:
+      return "folder_unreadable";
     case FindingKind::kShardEmpty:
       return "shard_empty";
     case FindingKind::kShardTruncated:
@@ -112,6 +116,18 @@ std::string_view shard_verdict_name(ShardVerdict verdict) noexcept {
       return "skipped";
   }
   return "skipped";
+}
+
+std::string_view checkpoint_kind_name(CheckpointKind kind) noexcept {
+  switch (kind) {
+    case CheckpointKind::kIndex:
+      return "index";
+    case CheckpointKind::kSingleFile:
+      return "single_file";
+    case CheckpointKind::kShardSet:
+      return "shard_set";
+  }
+  return "single_file";
 }
 
 std::uint64_t VerifyReport::count(FindingKind kind) const noexcept {

@@ -1,11 +1,10 @@
 // verify/verifier.cc: verify_model_folder: reading --sha256 FILE, listing
-// DIR, the folder and shard passes, duplicate tensors, then the index and
-// checksum passes, and the totals.
+// DIR (and with --recursive its subfolders), the folder and shard passes,
+// then indexes, checkpoints and checksums, and the totals.
 #include "verify/verifier.h"
 
 #include <fcntl.h>
 
-#include <algorithm>
 #include <cerrno>
 
 #include "base/file_io.h"
@@ -51,32 +50,6 @@ void check_shards(Verification& v) {
   }
 }
 
-// A tensor name in more than one shard, whatever any index says.
-void check_duplicates(Verification& v) {
-  std::vector<const std::pair<const std::string, std::vector<std::uint32_t>>*> dups;
-  for (const auto& item : v.tensors) {
-    if (item.second.size() > 1) dups.push_back(&item);
-  }
-  std::sort(dups.begin(), dups.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
-  const std::vector<ShardReport>& shards = v.report.shards;
-  for (const auto* item : dups) {
-    std::string where;
-    for (const std::uint32_t id : item->second) {
-      if (!where.empty()) where += ", ";
-      where += shards[id].file;
-    }
-    Finding f =
-        make_finding(FindingKind::kTensorDuplicate, Category::kIndex, shards[item->second[0]].file,
-                     "tensor " + in_quotes(item->first) + " is in " +
-                         std::to_string(item->second.size()) + " shards: " + where);
-    f.tensor = item->first;
-    f.shard = shards[item->second[0]].file;
-    f.other = shards[item->second[1]].file;
-    v.add(std::move(f));
-  }
-}
-
 void count_totals(VerifyReport& report) {
   for (const ShardReport& shard : report.shards) {
     if (shard.verdict != ShardVerdict::kAccept) continue;
@@ -85,7 +58,7 @@ void count_totals(VerifyReport& report) {
   }
   for (const Finding& f : report.findings) {
     if (f.kind == FindingKind::kShardUnreadable || f.kind == FindingKind::kIndexUnreadable ||
-        f.kind == FindingKind::kChecksumUnreadable) {
+        f.kind == FindingKind::kChecksumUnreadable || f.kind == FindingKind::kFolderUnreadable) {
       ++report.unreadable;
     }
     if (f.severity == Severity::kError) {
@@ -106,11 +79,17 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   if (!folder) return std::move(v.report);
   v.folder = std::move(*folder);
   v.report.ran = true;
+  if (options.recursive) {
+    for (Finding& f : walk_subfolders(v.folder, options)) v.add(std::move(f));
+  }
   for (Finding& f : folder_findings(v.folder, options.follow_symlinks)) v.add(std::move(f));
   check_shards(v);
+  read_indexes(v);
+  group_checkpoints(v);
   check_duplicates(v);
-  check_indexes(v);
+  compare_indexes(v);
   check_checksums(v);
+  finish_checkpoints(v);
   count_totals(v.report);
   return std::move(v.report);
 }

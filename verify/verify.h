@@ -58,6 +58,8 @@ enum class FindingKind : std::uint8_t {
   kStrayFile = 4,       // leftover of an interrupted download or copy (.part, ...)
   kFileChanged = 5,     // a file changed while being verified (still being written?)
   kSymlinkLoop = 6,     // with follow_symlinks: a symlink that loops (or nests too deep)
+  kTreeLimit = 7,         // with recursive: a subfolder past max_depth, or past max_tree_names
+  kFolderUnreadable = 8,  // with recursive: a subfolder that could not be opened or listed
   // Shards (each rejected shard gets exactly one of these).
   kShardEmpty = 10,           // zero bytes
   kShardTruncated = 11,       // ends before what its header describes, or preallocated zeros
@@ -67,17 +69,17 @@ enum class FindingKind : std::uint8_t {
   kShardInvalid = 15,         // any other structural fault (parser reason + offset)
   kShardUnreadable = 16,      // could not be opened or read
   // The shard index (*.safetensors.index.json).
-  kIndexMissing = 20,       // several shards, no index
+  kIndexMissing = 20,       // a set of shards (X-0000N-of-0000M) with no index for X
   kIndexMalformed = 21,     // not JSON (with byte position), or not JSON text at all
   kIndexDuplicateKey = 22,  // a key repeated in a JSON object
   kIndexInvalid = 23,       // JSON, but not an index (no weight_map, wrong types)
   kTensorMissing = 24,      // in weight_map, in no shard
   kTensorExtra = 25,        // in a shard the index names, not in weight_map
   kTensorWrongShard = 26,   // in weight_map, found in another shard than named
-  kTensorDuplicate = 27,    // the same tensor name in two or more shards
+  kTensorDuplicate = 27,    // the same tensor name in two or more shards of one checkpoint
   kIndexShardMissing = 28,  // weight_map names a shard that is not in DIR
   kShardNotInIndex = 29,    // a shard in DIR that no index names
-  kTotalSizeMismatch = 30,  // metadata.total_size != sum of tensor byte sizes
+  kTotalSizeMismatch = 30,  // metadata.total_size != sum of tensor bytes (warning; strict: error)
   kUnsafePath = 31,         // index or checksum name that could leave DIR; never opened
   kIndexUnreadable = 32,    // could not be opened or read
   // Checksums (SHA256SUMS or --sha256 FILE).
@@ -110,6 +112,9 @@ struct Finding {
   std::string tensor;  // tensor name, when one is involved
   std::string shard;   // for index findings: the shard concerned (named or found)
   std::string other;   // second shard (duplicate, wrong shard), symlink target, listed name
+  // The checkpoint (CheckpointReport::name) the finding belongs to; empty for
+  // findings about the folder as a whole (a stray file, the checksum list).
+  std::string checkpoint;
   std::optional<Reason> reason;                // the parser's verdict on a shard
   std::optional<std::uint64_t> offset;         // byte: in the shard (parser) or the index JSON
   std::optional<std::uint64_t> line;           // line in the checksum file (1-based)
@@ -152,6 +157,29 @@ struct IndexReport {
   std::optional<std::uint64_t> computed_size;  // sum over the named shards (when all accepted)
 };
 
+// What defines a checkpoint: an index, a lone safetensors file, or a set of
+// shards named X-0000N-of-0000M.safetensors that no index covers.
+enum class CheckpointKind : std::uint8_t { kIndex = 0, kSingleFile = 1, kShardSet = 2 };
+std::string_view checkpoint_kind_name(CheckpointKind kind) noexcept;  // index|single_file|shard_set
+
+// One checkpoint: what a loader loads as one model. Folders hold several
+// (model.safetensors.index.json and model.safetensors.index.fp16.json,
+// consolidated.safetensors beside shards, adapter_model.safetensors beside
+// model.safetensors, diffusers' unet/ and vae/); each is judged on its own.
+struct CheckpointReport {
+  // The index file, the single file, or for a set without an index its
+  // pattern ("model-*-of-00003.safetensors"); relative to DIR.
+  std::string name;
+  CheckpointKind kind = CheckpointKind::kSingleFile;
+  std::string folder;               // the subfolder it lives in, relative to DIR ("" for DIR)
+  std::vector<std::string> shards;  // present in DIR, by name
+  std::uint64_t tensors = 0;        // in its accepted shards
+  std::uint64_t tensor_bytes = 0;
+  std::uint64_t errors = 0;  // findings carrying this checkpoint
+  std::uint64_t warnings = 0;
+  bool ok() const noexcept { return errors == 0; }
+};
+
 struct ChecksumReport {
   std::string file;            // "SHA256SUMS" or the --sha256 path as given
   bool from_option = false;    // --sha256 FILE
@@ -169,8 +197,11 @@ struct VerifyReport {
   std::string fatal;                // why it could not run
   std::vector<ShardReport> shards;  // by name
   std::vector<IndexReport> indexes;
+  std::vector<CheckpointReport> checkpoints;  // indexes first, then sets, then single files
   std::optional<ChecksumReport> checksums;  // nullopt: no SHA256SUMS and no --sha256
-  std::vector<Finding> findings;   // folder, shards, duplicates, indexes, checksums, in that order
+  // Folder, shards, index reading, checkpoint grouping, duplicates, index
+  // comparisons, checksums, in that order.
+  std::vector<Finding> findings;
   std::uint64_t tensors = 0;       // in accepted shards
   std::uint64_t tensor_bytes = 0;  // in accepted shards
   std::uint64_t errors = 0;
@@ -210,6 +241,18 @@ struct VerifyOptions {
   // real index, 1.29M tensors, is about 100 MB).
   std::uint64_t max_index_bytes = std::uint64_t{256} << 20;
   std::uint64_t max_checksum_file_bytes = std::uint64_t{64} << 20;
+  // Also walk DIR's subfolders (diffusers: unet/, text_encoder/, vae/), each
+  // file named relative to DIR. Hidden folders (.git, .cache) are not entered
+  // and symlinked folders are never followed.
+  bool recursive = false;
+  // Bounds on the walk: subfolders deeper than max_depth below DIR are not
+  // entered, and it stops once max_tree_names names were listed below DIR
+  // (each a tree_limit finding).
+  unsigned max_depth = 8;
+  std::uint64_t max_tree_names = 100000;
+  // metadata.total_size differing from the tensors' bytes is an error, not a
+  // warning (no loader reads the field; see docs/cli.md).
+  bool strict = false;
 };
 
 // Runs every check. Never throws for anything found in DIR; ran = false (exit
