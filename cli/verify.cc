@@ -90,7 +90,7 @@ terminal (not with --quiet).
 Exit status: 0 the folder checks out, 1 problems found (any error finding),
 2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
 unreadable; usage error) or some file in DIR could not be read (a finding
-shard_unreadable, index_unreadable or checksum_unreadable).
+shard_unreadable, index_unreadable, checksum_unreadable or folder_unreadable).
 )";
 
 struct VerifyArgs {

@@ -7,7 +7,8 @@
 //       -> {prefix "model.fp16", number 1, count 2, count_text "00002"}
 //
 // transformers and diffusers name a variant's files by inserting it before
-// the last dot-separated part (modeling_utils' _add_variant):
+// the last dot-separated part (_add_variant, in diffusers'
+// src/diffusers/utils/hub_utils.py and transformers' modeling_utils.py):
 // "model.safetensors" -> "model.fp16.safetensors", "model.safetensors.index.json"
 // -> "model.safetensors.index.fp16.json"; their shards are the weights name
 // with "-0000N-of-0000M" before ".safetensors". So an index and the shards it

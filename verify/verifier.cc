@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "base/file_io.h"
@@ -45,8 +46,15 @@ void check_shards(Verification& v) {
     v.report.shards.push_back(std::move(c.report));
   }
   if (v.report.shards.empty()) {
+    // A diffusers pipeline keeps its checkpoints in subfolders: say how to reach them.
+    const bool has_subfolders =
+        std::any_of(v.folder.entries.begin(), v.folder.entries.end(),
+                    [](const Entry& e) { return e.type == EntryType::kDirectory; });
     v.add(make_finding(FindingKind::kNoShards, Category::kFolder, "",
-                       "no *.safetensors file in " + v.report.dir));
+                       "no *.safetensors file in " + v.report.dir +
+                           (has_subfolders && !v.options.recursive
+                                ? " (--recursive also checks its subfolders)"
+                                : "")));
   }
 }
 

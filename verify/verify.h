@@ -25,11 +25,17 @@
 // structure is checked from its first 8 + N bytes; tensor data is read only
 // to hash it.
 //
+// A folder may hold several checkpoints (an fp16 variant beside the fp32
+// shards, consolidated.safetensors beside them, an adapter beside its model,
+// diffusers' subfolders with options.recursive): each index with its shards,
+// and each file no index names, is judged on its own (report.checkpoints).
+//
 // The pieces, for readers of the module: findings.cc (the stable names),
-// verifier.cc (listing DIR, the passes in order), shards.cc (one shard),
-// index.cc (reading an index) and index_check.cc (holding it against the
-// shards), checksums.cc (the sha256sum format) and checksum_check.cc (hashing
-// on a pool), report_json.cc.
+// verifier.cc (listing DIR, the passes in order), tree.cc (subfolders),
+// shards.cc (one shard), index.cc (reading an index), checkpoints.cc
+// (grouping files into checkpoints) and index_check.cc (holding an index
+// against its shards), checksums.cc (the sha256sum format) and
+// checksum_check.cc (hashing on a pool), report_json.cc.
 #ifndef STGUARD_VERIFY_VERIFY_H_
 #define STGUARD_VERIFY_VERIFY_H_
 
