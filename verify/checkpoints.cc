@@ -78,8 +78,8 @@ bool is_index_name(std::string_view name) {
   if (at == std::string_view::npos || at == 0) return false;
   const std::string_view rest = base.substr(at + kIndexInfix.size());
   // ".json", or ".VARIANT.json" with a non-empty variant.
-  return rest == ".json" || (rest.size() > 6 && rest.front() == '.' && rest.ends_with(".json") &&
-                             rest[1] != '.');
+  return rest == ".json" ||
+         (rest.size() > 6 && rest.front() == '.' && rest.ends_with(".json") && rest[1] != '.');
 }
 
 std::optional<std::string> index_shard_prefix(std::string_view index_name) {
@@ -142,7 +142,8 @@ void group_checkpoints(Verification& v) {
 
   // Sets without an index, keyed by (prefix, count as written): a leftover of
   // an older revision with another count is a set of its own.
-  std::map<std::pair<std::string, std::string>, std::pair<std::uint32_t, std::vector<std::uint32_t>>>
+  std::map<std::pair<std::string, std::string>,
+           std::pair<std::uint32_t, std::vector<std::uint32_t>>>
       sets;
   std::vector<std::uint32_t> singles;
   for (std::uint32_t id = 0; id < shards.size(); ++id) {
@@ -172,7 +173,8 @@ void group_checkpoints(Verification& v) {
     entry.first = set->count;
     entry.second.push_back(id);
   }
-  for (const auto& [key, set] : sets) add_shard_set(v, key.first, key.second, set.first, set.second);
+  for (const auto& [key, set] : sets)
+    add_shard_set(v, key.first, key.second, set.first, set.second);
   for (const std::uint32_t id : singles) {
     const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
     v.report.checkpoints.push_back(new_checkpoint(shards[id].file, CheckpointKind::kSingleFile));

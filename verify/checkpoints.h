@@ -35,7 +35,7 @@ std::optional<std::string> index_shard_prefix(std::string_view index_name);
 
 // A shard named PREFIX-N-of-M.safetensors (N and M decimal, 1 <= N <= M).
 struct ShardSetName {
-  std::string prefix;      // with any folder: "unet/diffusion_pytorch_model"
+  std::string prefix;  // with any folder: "unet/diffusion_pytorch_model"
   std::uint32_t number = 0;
   std::uint32_t count = 0;
   std::string count_text;  // M as written ("00003"), for naming the set

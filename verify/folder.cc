@@ -151,9 +151,9 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
     if (e.role == Role::kOther) {
       // By the last component: with --recursive names carry their folder.
       const std::size_t slash = e.name.rfind('/');
-      const std::string_view base =
-          slash == std::string::npos ? std::string_view(e.name)
-                                     : std::string_view(e.name).substr(slash + 1);
+      const std::string_view base = slash == std::string::npos
+                                        ? std::string_view(e.name)
+                                        : std::string_view(e.name).substr(slash + 1);
       if (std::optional<std::string> why = stray_reason(base)) {
         out.push_back(make_finding(FindingKind::kStrayFile, Category::kFolder, e.name,
                                    "looks like " + *why, Severity::kWarning));

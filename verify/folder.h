@@ -49,8 +49,8 @@ bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err);
 // `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);
 
-// Opens and lists `dir` (top level only; walk_subfolders adds the rest). nullopt, with *fatal set ("DIR: no
-// such directory", "DIR: not a directory", ...), when it cannot.
+// Opens and lists `dir` (top level only; walk_subfolders adds the rest). nullopt, with *fatal set
+// ("DIR: no such directory", "DIR: not a directory", ...), when it cannot.
 std::optional<Listing> open_folder(const std::string& dir, std::string* fatal);
 
 // With options.recursive: appends the files of DIR's subfolders to `folder`,

@@ -210,10 +210,10 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
         Finding f = make_finding(
             FindingKind::kTotalSizeMismatch, Category::kIndex, file,
             "metadata.total_size is " + std::to_string(*index.report.total_size) +
-                " but the tensors in its shards add up to " + std::to_string(sum) +
-                " bytes" +
-                (v.options.strict ? std::string(" (--strict)")
-                                  : std::string(" (no loader reads the field; an error with --strict)")),
+                " but the tensors in its shards add up to " + std::to_string(sum) + " bytes" +
+                (v.options.strict
+                     ? std::string(" (--strict)")
+                     : std::string(" (no loader reads the field; an error with --strict)")),
             v.options.strict ? Severity::kError : Severity::kWarning);
         f.expected_size = *index.report.total_size;
         f.actual_size = sum;

@@ -70,7 +70,8 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
     j["kind"] = checkpoint_kind_name(c.kind);
     base::set_name(j, "folder", c.folder);
     Json files = Json::array();
-    for (const std::string& shard : c.shards) files.push_back(shard);  // json_line makes it valid UTF-8
+    for (const std::string& shard : c.shards)
+      files.push_back(shard);  // json_line makes it valid UTF-8
     j["shards"] = std::move(files);
     j["tensors"] = c.tensors;
     j["tensor_bytes"] = c.tensor_bytes;

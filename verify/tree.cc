@@ -13,7 +13,7 @@ namespace stguard::verify {
 namespace {
 
 struct Pending {
-  std::string path;  // relative to DIR
+  std::string path;    // relative to DIR
   unsigned depth = 0;  // 1 for a folder directly in DIR
 };
 
@@ -40,21 +40,21 @@ std::vector<Finding> walk_subfolders(Listing& folder, const VerifyOptions& optio
     const Pending next = std::move(pending.front());
     pending.pop_front();
     if (next.depth > options.max_depth) {
-      findings.push_back(make_finding(
-          FindingKind::kTreeLimit, Category::kFolder, next.path,
-          "is " + std::to_string(next.depth) + " folders deep, past the limit of " +
-              std::to_string(options.max_depth) + "; not looked into"));
+      findings.push_back(make_finding(FindingKind::kTreeLimit, Category::kFolder, next.path,
+                                      "is " + std::to_string(next.depth) +
+                                          " folders deep, past the limit of " +
+                                          std::to_string(options.max_depth) + "; not looked into"));
       continue;
     }
-    const base::Opened sub =
-        base::open_beneath(folder.dir.get(), next.path, {.follow_symlinks = false, .directory = true});
+    const base::Opened sub = base::open_beneath(folder.dir.get(), next.path,
+                                                {.follow_symlinks = false, .directory = true});
     std::vector<std::string> names;
     std::string err;
     if (!sub.fd) err = base::open_error_text(sub.err);
     if (sub.fd && !list_dir(sub.fd.get(), &names, &err)) err = "cannot list: " + err;
     if (!err.empty()) {
-      findings.push_back(make_finding(FindingKind::kFolderUnreadable, Category::kFolder,
-                                      next.path, "subfolder not checked: " + err));
+      findings.push_back(make_finding(FindingKind::kFolderUnreadable, Category::kFolder, next.path,
+                                      "subfolder not checked: " + err));
       continue;
     }
     if (names.size() > options.max_tree_names - std::min(names_seen, options.max_tree_names)) {
@@ -82,7 +82,8 @@ std::vector<Finding> walk_subfolders(Listing& folder, const VerifyOptions& optio
   std::sort(folder.entries.begin(), folder.entries.end(),
             [](const Entry& a, const Entry& b) { return a.name < b.name; });
   folder.by_name.clear();
-  for (std::size_t i = 0; i < folder.entries.size(); ++i) folder.by_name[folder.entries[i].name] = i;
+  for (std::size_t i = 0; i < folder.entries.size(); ++i)
+    folder.by_name[folder.entries[i].name] = i;
   return findings;
 }
 

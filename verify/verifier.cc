@@ -50,11 +50,11 @@ void check_shards(Verification& v) {
     const bool has_subfolders =
         std::any_of(v.folder.entries.begin(), v.folder.entries.end(),
                     [](const Entry& e) { return e.type == EntryType::kDirectory; });
-    v.add(make_finding(FindingKind::kNoShards, Category::kFolder, "",
-                       "no *.safetensors file in " + v.report.dir +
-                           (has_subfolders && !v.options.recursive
-                                ? " (--recursive also checks its subfolders)"
-                                : "")));
+    v.add(make_finding(
+        FindingKind::kNoShards, Category::kFolder, "",
+        "no *.safetensors file in " + v.report.dir +
+            (has_subfolders && !v.options.recursive ? " (--recursive also checks its subfolders)"
+                                                    : "")));
   }
 }
 

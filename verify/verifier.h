@@ -45,7 +45,7 @@ struct Verification {
   std::unordered_map<std::string, FileStamp> shard_stamps;   // when each shard was checked
   // Tensor name -> the shards (indices in report.shards) that hold it.
   std::unordered_map<std::string, std::vector<std::uint32_t>> tensors;
-  std::string checksum_text;  // the --sha256 FILE, read before anything else
+  std::string checksum_text;             // the --sha256 FILE, read before anything else
   std::vector<IndexUnderCheck> indexes;  // by file name
   // Shard id (index in report.shards) -> the checkpoints (indices in
   // report.checkpoints) it belongs to: one, or more when several indexes name it.

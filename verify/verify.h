@@ -57,13 +57,13 @@ namespace stguard::verify {
 // (finding_kind_name) are stable: the JSON report and tests use them.
 enum class FindingKind : std::uint8_t {
   // The folder.
-  kNoShards = 0,        // no *.safetensors file in DIR
-  kSymlink = 1,         // a symlink, not followed
-  kSymlinkEscapes = 2,  // with follow_symlinks: a symlink resolving outside DIR
-  kNotRegularFile = 3,  // a *.safetensors (or listed) name that is a directory, FIFO, ...
-  kStrayFile = 4,       // leftover of an interrupted download or copy (.part, ...)
-  kFileChanged = 5,     // a file changed while being verified (still being written?)
-  kSymlinkLoop = 6,     // with follow_symlinks: a symlink that loops (or nests too deep)
+  kNoShards = 0,          // no *.safetensors file in DIR
+  kSymlink = 1,           // a symlink, not followed
+  kSymlinkEscapes = 2,    // with follow_symlinks: a symlink resolving outside DIR
+  kNotRegularFile = 3,    // a *.safetensors (or listed) name that is a directory, FIFO, ...
+  kStrayFile = 4,         // leftover of an interrupted download or copy (.part, ...)
+  kFileChanged = 5,       // a file changed while being verified (still being written?)
+  kSymlinkLoop = 6,       // with follow_symlinks: a symlink that loops (or nests too deep)
   kTreeLimit = 7,         // with recursive: a subfolder past max_depth, or past max_tree_names
   kFolderUnreadable = 8,  // with recursive: a subfolder that could not be opened or listed
   // Shards (each rejected shard gets exactly one of these).
@@ -204,7 +204,7 @@ struct VerifyReport {
   std::vector<ShardReport> shards;  // by name
   std::vector<IndexReport> indexes;
   std::vector<CheckpointReport> checkpoints;  // indexes first, then sets, then single files
-  std::optional<ChecksumReport> checksums;  // nullopt: no SHA256SUMS and no --sha256
+  std::optional<ChecksumReport> checksums;    // nullopt: no SHA256SUMS and no --sha256
   // Folder, shards, index reading, checkpoint grouping, duplicates, index
   // comparisons, checksums, in that order.
   std::vector<Finding> findings;

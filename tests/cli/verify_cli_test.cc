@@ -160,8 +160,7 @@ TEST(VerifyCli, RecursiveCoversDiffusersSubfolders) {
                          "(32 B): ok"),
             std::string::npos)
       << run.out;
-  const stguard_test::CliRun json =
-      run_verify_cli({"--recursive", "--json", dir.path().string()});
+  const stguard_test::CliRun json = run_verify_cli({"--recursive", "--json", dir.path().string()});
   EXPECT_EQ(json.exit_code, 0);
   const nlohmann::json doc = nlohmann::json::parse(json.out);
   EXPECT_EQ(doc["checkpoints"].size(), 4u);

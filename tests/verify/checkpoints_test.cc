@@ -3,6 +3,8 @@
 // model.safetensors beside model.fp16.safetensors, an adapter beside its
 // model, diffusers subfolders with --recursive and the walk's limits; the
 // name patterns that group files; total_size as a warning.
+#include "verify/checkpoints.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include <vector>
 
 #include "folder_builder.h"
-#include "verify/checkpoints.h"
 #include "verify/verify.h"
 
 namespace {
@@ -43,6 +44,20 @@ const CheckpointReport* checkpoint(const VerifyReport& report, const std::string
     if (c.name == name) return &c;
   }
   return nullptr;
+}
+
+// Whether checkpoint `name` is there and has no error.
+bool checkpoint_ok(const VerifyReport& report, const std::string& name) {
+  const CheckpointReport* c = checkpoint(report, name);
+  return c != nullptr && c->ok();
+}
+
+// The first finding of `kind`'s field, or "(none)": no null dereference when
+// a test fails.
+std::string finding_field(const VerifyReport& report, FindingKind kind,
+                          std::string Finding::*field) {
+  const Finding* f = find(report, kind);
+  return f == nullptr ? std::string("(none)") : f->*field;
 }
 
 std::vector<std::string> checkpoint_names(const VerifyReport& report) {
@@ -114,6 +129,7 @@ TEST(VerifyCheckpoints, VariantIndexBesideFp32Shards) {
   EXPECT_EQ(fp16->shards, (std::vector<std::string>{"model.fp16-00001-of-00002.safetensors",
                                                     "model.fp16-00002-of-00002.safetensors"}));
   EXPECT_EQ(fp16->tensors, 5u);
+  ASSERT_NE(checkpoint(report, kIndex), nullptr);
   EXPECT_EQ(checkpoint(report, kIndex)->shards.size(), 3u);
 }
 
@@ -165,8 +181,9 @@ TEST(VerifyCheckpoints, DuplicateWithinOneCheckpointIsAnError) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->tensor, "model.layers.1.w");
   EXPECT_EQ(f->checkpoint, "model.safetensors.index.fp16.json");
-  EXPECT_TRUE(checkpoint(report, kIndex)->ok());
-  EXPECT_FALSE(checkpoint(report, "model.safetensors.index.fp16.json")->ok());
+  EXPECT_TRUE(checkpoint_ok(report, kIndex));
+  ASSERT_NE(checkpoint(report, "model.safetensors.index.fp16.json"), nullptr);
+  EXPECT_FALSE(checkpoint_ok(report, "model.safetensors.index.fp16.json"));
 }
 
 // A tensor the variant lacks is missing from the variant, even though the
@@ -177,7 +194,7 @@ TEST(VerifyCheckpoints, TensorMissingFromVariantIsNotFoundInAnotherCheckpoint) {
   dir.write("model.fp16-00002-of-00002.safetensors", make_shard({"model.layers.2.w"}));
   const VerifyReport report = verify(dir);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"tensor_missing"}) << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kTensorMissing)->checkpoint,
+  EXPECT_EQ(finding_field(report, FindingKind::kTensorMissing, &Finding::checkpoint),
             "model.safetensors.index.fp16.json");
 }
 
@@ -188,12 +205,13 @@ TEST(VerifyCheckpoints, VariantSetWithoutItsIndex) {
   const VerifyReport report = verify(dir);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"index_missing"}) << describe(report);
   const Finding* f = find(report, FindingKind::kIndexMissing);
+  ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->checkpoint, "model.fp16-*-of-00002.safetensors");
   EXPECT_EQ(f->shard, "model.fp16-00001-of-00002.safetensors");
   const CheckpointReport* set = checkpoint(report, "model.fp16-*-of-00002.safetensors");
   ASSERT_NE(set, nullptr);
   EXPECT_EQ(set->kind, CheckpointKind::kShardSet);
-  EXPECT_TRUE(checkpoint(report, kIndex)->ok());
+  EXPECT_TRUE(checkpoint_ok(report, kIndex));
 }
 
 // One file of a set of two, no index: index_missing says how many are there.
@@ -202,8 +220,9 @@ TEST(VerifyCheckpoints, IncompleteSetWithoutIndex) {
   write_checkpoint(dir, "", {{"model-00001-of-00002.safetensors", {"a"}}});
   const VerifyReport report = verify(dir);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"index_missing"}) << describe(report);
-  EXPECT_NE(find(report, FindingKind::kIndexMissing)->message.find("1 of 2 shards"),
-            std::string::npos);
+  EXPECT_NE(
+      finding_field(report, FindingKind::kIndexMissing, &Finding::message).find("1 of 2 shards"),
+      std::string::npos);
 }
 
 TEST(VerifyCheckpoints, LoneOneOfOneShardNeedsNoIndex) {
@@ -222,7 +241,7 @@ TEST(VerifyCheckpoints, StrayFilesStillFoundBesideVariants) {
   const VerifyReport report = verify(dir);
   EXPECT_TRUE(error_kinds(report).empty()) << describe(report);
   ASSERT_EQ(report.count(FindingKind::kStrayFile), 1u) << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kStrayFile)->file,
+  EXPECT_EQ(finding_field(report, FindingKind::kStrayFile, &Finding::file),
             "model.fp16-00001-of-00002.safetensors.part");
 }
 
@@ -287,7 +306,7 @@ TEST(VerifyCheckpoints, SubfolderIndexNamesShardsBesideIt) {
   EXPECT_EQ(error_kinds(report),
             (std::multiset<std::string>{"index_missing", "index_shard_missing"}))
       << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kIndexShardMissing)->shard,
+  EXPECT_EQ(finding_field(report, FindingKind::kIndexShardMissing, &Finding::shard),
             "unet/diffusion_pytorch_model-00002-of-00002.safetensors");
 }
 
@@ -297,7 +316,7 @@ TEST(VerifyCheckpoints, StrayFileInSubfolder) {
   dir.write("vae/diffusion_pytorch_model.safetensors.incomplete", bytes_of("x"));
   const VerifyReport report = verify(dir, recursive());
   EXPECT_EQ(report.exit_code(), 0) << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kStrayFile)->file,
+  EXPECT_EQ(finding_field(report, FindingKind::kStrayFile, &Finding::file),
             "vae/diffusion_pytorch_model.safetensors.incomplete");
 }
 
@@ -320,7 +339,7 @@ TEST(VerifyCheckpoints, DepthLimit) {
   options.max_depth = 2;
   const VerifyReport report = verify(dir, options);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"tree_limit"}) << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kTreeLimit)->file, "a/b/c");
+  EXPECT_EQ(finding_field(report, FindingKind::kTreeLimit, &Finding::file), "a/b/c");
   EXPECT_EQ(report.shards.size(), 1u);
   EXPECT_EQ(report.exit_code(), 1);
 }
@@ -334,7 +353,7 @@ TEST(VerifyCheckpoints, NameCountLimit) {
   options.max_tree_names = 10;
   const VerifyReport report = verify(dir, options);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"tree_limit"}) << describe(report);
-  EXPECT_EQ(find(report, FindingKind::kTreeLimit)->file, "many");
+  EXPECT_EQ(finding_field(report, FindingKind::kTreeLimit, &Finding::file), "many");
   options.max_tree_names = 20;
   EXPECT_TRUE(verify(dir, options).findings.empty());
 }

@@ -127,9 +127,7 @@ TEST(VerifyIndex, TotalSizeMismatchReportsBothNumbers) {
   strict.strict = true;
   const VerifyReport report = verify_with_fault(
       dir,
-      [](const TempDir& d) {
-        d.write(kIndex, bytes_of(index_text(good_weight_map(), 12345)));
-      },
+      [](const TempDir& d) { d.write(kIndex, bytes_of(index_text(good_weight_map(), 12345))); },
       strict);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"total_size_mismatch"})
       << describe(report);
