@@ -23,6 +23,7 @@ namespace {
 
 using base::HashIo;
 using verify::Category;
+using verify::CheckpointReport;
 using verify::ChecksumReport;
 using verify::Finding;
 using verify::finding_kind_name;
@@ -37,18 +38,25 @@ using verify::VerifyOptions;
 using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
-    "stguard verify [--json] [--quiet] [--follow-symlinks] [--sha256 FILE] [--scan-values]\n"
-    "               [-j N] [--layout auto|folder|hub|local-dir] DIR";
+    "stguard verify [--json] [--quiet] [-r] [--strict] [--follow-symlinks] [--sha256 FILE]\n"
+    "               [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] DIR";
 
 constexpr std::string_view kHelp =
-    R"(Checks that a model folder is whole before anything else is blamed:
+    R"(Checks that a model folder is whole before anything else is blamed, one
+checkpoint at a time: each index (*.safetensors.index*.json, variants such as
+model.safetensors.index.fp16.json included) with the shards it names is one
+checkpoint; a *.safetensors file no index names is one of its own
+(consolidated.safetensors, model.fp16.safetensors, adapter_model.safetensors).
   - every *.safetensors shard's structure (strict profile, header bytes only);
     truncated shards, HTML error pages, Git LFS pointers, zero-byte files and
     other formats saved under a shard's name each get their own message
-  - the shard index (*.safetensors.index.json) against the tensors actually
-    present: missing, extra, wrong-shard and duplicated tensors, shards named
-    but absent or present but not named, metadata.total_size; duplicate JSON
-    keys are rejected. Several shards without an index is an error.
+  - each index against the tensors actually present in its shards: missing,
+    extra, wrong-shard and duplicated tensors, shards named but absent, shards
+    named like its own (X-0000N-of-0000M) that it does not name; duplicate
+    JSON keys are rejected. A set of X-0000N-of-0000M shards with no index is
+    an error; a tensor in two shards is one only within one checkpoint.
+    metadata.total_size differing from the tensors' bytes is a warning (no
+    loader reads it), an error with --strict.
   - SHA256SUMS (sha256sum format) when present, or --sha256 FILE: listed but
     missing, mismatched, and shards not listed
   - symlinks, and leftovers of interrupted downloads (.part, .incomplete, ...)
@@ -69,6 +77,10 @@ Options:
   --json               one JSON document on stdout (shards, indexes, checksums,
                        findings, summary)
   -q, --quiet          no progress bar
+  -r, --recursive      also check subfolders (diffusers: unet/, vae/, ...);
+                       hidden folders are skipped, symlinked folders never
+                       followed, at most 8 levels and 100000 names
+  --strict             a total_size mismatch is an error, not a warning
   --follow-symlinks    follow symlinks whose target stays inside DIR (links
                        leaving DIR are never followed)
   --sha256 FILE        checksum list to use instead of DIR/SHA256SUMS; names in
@@ -86,14 +98,15 @@ Options:
   -h, --help           show this help
   --                   end of options
 
-Output: one line per finding, `FILE: error|warning KIND: MESSAGE`, then a
-summary line. A progress bar is drawn on stderr while hashing when stderr is a
+Output: findings about the folder as a whole, then per checkpoint a line
+`checkpoint NAME: ...: ok|FAILED` followed by its findings, indented, each
+`FILE: error|warning KIND: MESSAGE`; then a summary line. A progress bar is drawn on stderr while hashing when stderr is a
 terminal (not with --quiet).
 
 Exit status: 0 the folder checks out, 1 problems found (any error finding),
 2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
 unreadable; usage error) or some file in DIR could not be read (a finding
-shard_unreadable, index_unreadable, checksum_unreadable or
+shard_unreadable, index_unreadable, checksum_unreadable, folder_unreadable or
 hub_content_unreadable). For the cache root, the worst of its repositories.
 )";
 
@@ -238,23 +251,56 @@ void print_layout(const VerifyReport& report) {
   }
 }
 
-void print_text(const VerifyReport& report) {
-  if (report.layout != verify::Layout::kFolder) print_layout(report);
+void print_finding(const VerifyReport& report, const Finding& f, std::string_view indent) {
+  // Messages about a line of the checksum list already name the line.
+  const std::string where =
+      f.file.empty() ? base::terminal_safe(report.dir) : base::terminal_safe(f.file);
+  std::cout << indent << where << ": " << severity_name(f.severity) << " "
+            << finding_kind_name(f.kind) << ": " << base::terminal_safe(f.message);
+  if (f.reason && f.category == Category::kShard) {
+    std::cout << " [" << reason_name(*f.reason) << " at byte " << f.offset.value_or(0) << "]";
+  }
+  std::cout << "\n";
+}
+
+// Findings about the folder as a whole first, then one section per
+// checkpoint: its line, then its findings.
+void print_by_checkpoint(const VerifyReport& report) {
+  std::map<std::string_view, std::vector<const Finding*>> by_checkpoint;
+  for (const CheckpointReport& c : report.checkpoints) by_checkpoint[c.name];
   for (const Finding& f : report.findings) {
-    // Messages about a line of the checksum list already name the line.
-    const std::string where =
-        f.file.empty() ? base::terminal_safe(report.dir) : base::terminal_safe(f.file);
-    std::cout << where << ": " << severity_name(f.severity) << " " << finding_kind_name(f.kind)
-              << ": " << base::terminal_safe(f.message);
-    if (f.reason && f.category == Category::kShard) {
-      std::cout << " [" << reason_name(*f.reason) << " at byte " << f.offset.value_or(0) << "]";
+    // A finding whose checkpoint has no section (the Hub layouts merge
+    // snapshots' findings but not their checkpoints) is printed on its own.
+    const auto section = by_checkpoint.find(f.checkpoint);
+    if (f.checkpoint.empty() || section == by_checkpoint.end()) {
+      print_finding(report, f, "");
+    } else {
+      section->second.push_back(&f);
+    }
+  }
+  for (const CheckpointReport& c : report.checkpoints) {
+    std::cout << "checkpoint " << base::terminal_safe(c.name) << ": "
+              << plural(c.shards.size(), "shard") << ", " << plural(c.tensors, "tensor") << " ("
+              << human_bytes(c.tensor_bytes) << "): " << (c.ok() ? "ok" : "FAILED");
+    if (c.errors != 0 || c.warnings != 0) {
+      std::cout << " (" << plural(c.errors, "error") << ", " << plural(c.warnings, "warning")
+                << ")";
     }
     std::cout << "\n";
+    const auto it = by_checkpoint.find(c.name);
+    if (it == by_checkpoint.end()) continue;
+    for (const Finding* f : it->second) print_finding(report, *f, "  ");
   }
+}
+
+void print_text(const VerifyReport& report) {
+  if (report.layout != verify::Layout::kFolder) print_layout(report);
+  print_by_checkpoint(report);
 
   std::uint64_t accepted = 0;
   for (const ShardReport& s : report.shards) accepted += s.verdict == ShardVerdict::kAccept;
   std::string summary = report.ok() ? "OK: " : "FAILED: ";
+  summary += plural(report.checkpoints.size(), "checkpoint") + ", ";
   summary += plural(report.shards.size(), "shard");
   if (accepted != report.shards.size()) summary += " (" + std::to_string(accepted) + " valid)";
   summary +=
@@ -345,6 +391,8 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   CLI::App& app = *command.app;
   app.add_flag("--json", args->json)->disable_flag_override();
   app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
+  app.add_flag("-r,--recursive", args->options.recursive)->disable_flag_override();
+  app.add_flag("--strict", args->options.strict)->disable_flag_override();
   app.add_flag("--follow-symlinks", args->options.follow_symlinks)->disable_flag_override();
   app.add_option("--sha256", args->options.sha256_file);
   app.add_option("-j,--jobs", args->jobs);

@@ -22,6 +22,10 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "file_changed";
     case FindingKind::kSymlinkLoop:
       return "symlink_loop";
+    case FindingKind::kTreeLimit:
+      return "tree_limit";
+    case FindingKind::kFolderUnreadable:
+      return "folder_unreadable";
     case FindingKind::kShardEmpty:
       return "shard_empty";
     case FindingKind::kShardTruncated:
@@ -184,6 +188,18 @@ std::string_view content_verdict_name(ContentVerdict verdict) noexcept {
       return "missing";
   }
   return "unverifiable";
+}
+
+std::string_view checkpoint_kind_name(CheckpointKind kind) noexcept {
+  switch (kind) {
+    case CheckpointKind::kIndex:
+      return "index";
+    case CheckpointKind::kSingleFile:
+      return "single_file";
+    case CheckpointKind::kShardSet:
+      return "shard_set";
+  }
+  return "single_file";
 }
 
 std::uint64_t VerifyReport::count(FindingKind kind) const noexcept {

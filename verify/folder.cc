@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "base/sandbox.h"
+#include "verify/checkpoints.h"
 #include "verify/findings.h"
 
 namespace stguard::verify {
@@ -70,7 +71,7 @@ Entry entry_of(int dir_fd, std::string name) {
   } else if (S_ISDIR(st.st_mode)) {
     e.type = EntryType::kDirectory;
   }
-  if (e.name.ends_with(kIndexSuffix)) {
+  if (is_index_name(e.name)) {
     e.role = Role::kIndex;
   } else if (e.name.ends_with(kShardSuffix)) {
     e.role = Role::kShard;
@@ -103,7 +104,7 @@ std::optional<std::string> stray_reason(std::string_view name) {
     if (name.ends_with(s.suffix) && name.size() > s.suffix.size()) return std::string(s.why);
   }
   if (name.find(kShardSuffix) != std::string_view::npos && !name.ends_with(kShardSuffix) &&
-      !name.ends_with(kIndexSuffix)) {
+      !is_index_name(name)) {
     if (name.starts_with(".")) {
       return std::string("a hidden copy of a shard (the temporary file of an interrupted rsync?)");
     }
@@ -156,7 +157,12 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
       out.push_back(std::move(f));
     }
     if (e.role == Role::kOther) {
-      if (std::optional<std::string> why = stray_reason(e.name)) {
+      // By the last component: with --recursive names carry their folder.
+      const std::size_t slash = e.name.rfind('/');
+      const std::string_view base = slash == std::string::npos
+                                        ? std::string_view(e.name)
+                                        : std::string_view(e.name).substr(slash + 1);
+      if (std::optional<std::string> why = stray_reason(base)) {
         out.push_back(make_finding(FindingKind::kStrayFile, Category::kFolder, e.name,
                                    "looks like " + *why, Severity::kWarning));
       }

@@ -23,7 +23,7 @@
 namespace stguard::verify {
 
 inline constexpr std::string_view kShardSuffix = ".safetensors";
-inline constexpr std::string_view kIndexSuffix = ".safetensors.index.json";
+inline constexpr std::string_view kIndexSuffix = ".safetensors.index.json";  // the usual index
 inline constexpr std::string_view kChecksumName = "SHA256SUMS";
 
 enum class EntryType : std::uint8_t { kRegular, kSymlink, kDirectory, kOther };
@@ -59,12 +59,20 @@ bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err);
 // list_dir's names, sorted; none when the directory cannot be read.
 std::vector<std::string> sorted_names(int dir_fd);
 
-// What `name` in the directory open on `dir_fd` is (lstat) and its role.
+// `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);
 
-// Opens and lists `dir` (top level only). nullopt, with *fatal set ("DIR: no
-// such directory", "DIR: not a directory", ...), when it cannot.
+// Opens and lists `dir` (top level only; walk_subfolders adds the rest). nullopt, with *fatal set
+// ("DIR: no such directory", "DIR: not a directory", ...), when it cannot.
 std::optional<Listing> open_folder(const std::string& dir, std::string* fatal);
+
+// With options.recursive: appends the files of DIR's subfolders to `folder`,
+// named relative to DIR ("unet/diffusion_pytorch_model.safetensors"), and
+// keeps it sorted. Hidden folders are not entered, symlinked folders never
+// followed; past options.max_depth or options.max_tree_names the walk stops
+// there with a tree_limit finding, and a subfolder that cannot be listed is
+// folder_unreadable (tree.cc).
+std::vector<Finding> walk_subfolders(Listing& folder, const VerifyOptions& options);
 
 // Symlinks that are not followed, and leftovers of interrupted downloads and
 // copies (warnings), in name order; also unfinished downloads that

@@ -1,6 +1,7 @@
-// verify/index_check.cc: each *.safetensors.index.json read and held against
-// the shards found: missing, extra, wrong-shard tensors, shards named but
-// absent or present but not named, metadata.total_size.
+// verify/index_check.cc: each index (*.safetensors.index*.json) read, its
+// shard names checked, and then held against the shards of its checkpoint:
+// missing, extra, wrong-shard tensors, shards named but absent,
+// metadata.total_size.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "base/file_io.h"
 #include "base/path.h"
 #include "base/sandbox.h"
+#include "verify/checkpoints.h"
 #include "verify/findings.h"
 #include "verify/index.h"
 #include "verify/verifier.h"
@@ -18,14 +20,8 @@
 namespace stguard::verify {
 namespace {
 
-struct ParsedIndex {
-  IndexReport report;
-  std::unordered_map<std::string, std::string> weight_map;
-  std::set<std::string> named;  // valid shard names it names
-};
-
 // Reads the index `e`; nullopt, with a finding added, when it is not usable.
-std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
+std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
   // A symlink that is not followed: folder_findings reported it.
   if (e.type == EntryType::kSymlink && !v.options.follow_symlinks) return std::nullopt;
   if (e.type != EntryType::kRegular && e.type != EntryType::kSymlink) {
@@ -61,7 +57,7 @@ std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
     v.add(std::move(f));
     return std::nullopt;
   }
-  ParsedIndex index;
+  IndexUnderCheck index;
   index.report.file = e.name;
   index.report.usable = true;
   index.report.entries = contents->weight_map.size();
@@ -70,20 +66,21 @@ std::optional<ParsedIndex> load_index(Verification& v, const Entry& e) {
   return index;
 }
 
-// Holds one usable index against the shards found.
-void compare_index(Verification& v, ParsedIndex& index) {
+// The shards a usable index names, checked: names that could leave DIR or
+// its folder are unsafe_path and never opened; the rest, in DIR terms
+// (prefixed with the index's folder), go to index.named.
+void name_shards(Verification& v, IndexUnderCheck& index) {
   const std::string& file = index.report.file;
   // Shard names: validate each distinct one once.
-  std::map<std::string, std::uint64_t> tensors_per_shard;  // raw name -> count
-  for (const auto& [tensor, shard] : index.weight_map) ++tensors_per_shard[shard];
-  std::set<std::string> unusable;  // raw names whose tensors cannot be checked
-  std::unordered_map<std::string, std::string> normalised;  // raw -> DIR name
-  for (const auto& [raw, count] : tensors_per_shard) {
+  std::set<std::string> raw_names;
+  for (const auto& item : index.weight_map) raw_names.insert(item.second);
+  const std::string_view folder = folder_of(file);
+  for (const std::string& raw : raw_names) {
     std::string why;
     std::optional<std::string> name = base::safe_relative_name(raw, &why);
     if (name && name->find('/') != std::string::npos) {
       name.reset();
-      why = "not a file directly in DIR (shards must sit next to their index)";
+      why = "not a file directly in the index's folder (shards must sit next to their index)";
     }
     if (!name) {
       Finding f =
@@ -91,20 +88,35 @@ void compare_index(Verification& v, ParsedIndex& index) {
                        "weight_map names shard " + in_quotes(raw) + ": " + why + "; not opened");
       f.shard = raw;
       v.add(std::move(f));
-      unusable.insert(raw);
+      index.unusable.insert(raw);
       continue;
     }
-    normalised[raw] = *name;
+    if (!folder.empty()) *name = std::string(folder) + "/" + *name;
+    index.normalised[raw] = *name;
     index.named.insert(*name);
-    const auto it = v.shard_index.find(*name);
+  }
+  index.report.shards_named = index.named.size();
+}
+
+// Holds one usable index against the shards of its checkpoint.
+void compare_index(Verification& v, IndexUnderCheck& index) {
+  const std::string& file = index.report.file;
+  std::map<std::string, std::uint64_t> tensors_per_shard;  // raw name -> count
+  for (const auto& [tensor, shard] : index.weight_map) ++tensors_per_shard[shard];
+  std::set<std::string>& unusable = index.unusable;
+  for (const auto& [raw, count] : tensors_per_shard) {
+    const auto named = index.normalised.find(raw);
+    if (named == index.normalised.end()) continue;  // unsafe_path, reported
+    const std::string& name = named->second;
+    const auto it = v.shard_index.find(name);
     if (it == v.shard_index.end()) {
-      std::string message = "names shard " + in_quotes(*name) + " for " + std::to_string(count) +
+      std::string message = "names shard " + in_quotes(name) + " for " + std::to_string(count) +
                             " tensor" + (count == 1 ? "" : "s") + ", but it is not in DIR";
-      const auto entry = v.folder.by_name.find(*name);
+      const auto entry = v.folder.by_name.find(name);
       if (entry != v.folder.by_name.end())
         message += " (a file of that name exists but is not *.safetensors)";
       Finding f = make_finding(FindingKind::kIndexShardMissing, Category::kIndex, file, message);
-      f.shard = *name;
+      f.shard = name;
       v.add(std::move(f));
       unusable.insert(raw);
       continue;
@@ -113,7 +125,6 @@ void compare_index(Verification& v, ParsedIndex& index) {
       unusable.insert(raw);  // its own finding explains why
     }
   }
-  index.report.shards_named = index.named.size();
 
   // Tensors named by the index, in name order for a stable report.
   std::vector<const std::pair<const std::string, std::string>*> entries;
@@ -124,20 +135,29 @@ void compare_index(Verification& v, ParsedIndex& index) {
   for (const auto* item : entries) {
     const std::string& tensor = item->first;
     const std::string& raw_shard = item->second;
-    const auto found = v.tensors.find(tensor);
-    const auto norm = normalised.find(raw_shard);
-    const std::string shard = norm != normalised.end() ? norm->second : raw_shard;
-    if (found != v.tensors.end()) {
-      bool in_named = false;
-      for (const std::uint32_t id : found->second) in_named |= v.report.shards[id].file == shard;
-      if (in_named) continue;
-      const std::string& actual = v.report.shards[found->second[0]].file;
+    const auto norm = index.normalised.find(raw_shard);
+    const std::string shard = norm != index.normalised.end() ? norm->second : raw_shard;
+    // Where the tensor is among the shards this index names: a tensor of the
+    // same name in another checkpoint (the fp32 copy of an fp16 variant) is
+    // not this one.
+    const std::string* actual = nullptr;
+    bool in_named = false;
+    if (const auto found = v.tensors.find(tensor); found != v.tensors.end()) {
+      for (const std::uint32_t id : found->second) {
+        const std::string& holder = v.report.shards[id].file;
+        if (index.named.count(holder) == 0) continue;
+        in_named |= holder == shard;
+        if (actual == nullptr) actual = &holder;
+      }
+    }
+    if (in_named) continue;
+    if (actual != nullptr) {
       Finding f = make_finding(
           FindingKind::kTensorWrongShard, Category::kIndex, file,
-          "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but found in " + actual);
+          "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but found in " + *actual);
       f.tensor = tensor;
       f.shard = shard;
-      f.other = actual;
+      f.other = *actual;
       v.add(std::move(f));
       continue;
     }
@@ -185,10 +205,15 @@ void compare_index(Verification& v, ParsedIndex& index) {
     if (!overflow) {
       index.report.computed_size = sum;
       if (index.report.total_size && *index.report.total_size != sum) {
+        // A warning unless --strict: no loader reads the field (docs/cli.md).
         Finding f = make_finding(
             FindingKind::kTotalSizeMismatch, Category::kIndex, file,
             "metadata.total_size is " + std::to_string(*index.report.total_size) +
-                " but the tensors in its shards add up to " + std::to_string(sum) + " bytes");
+                " but the tensors in its shards add up to " + std::to_string(sum) + " bytes" +
+                (v.options.strict
+                     ? std::string(" (--strict)")
+                     : std::string(" (no loader reads the field; an error with --strict)")),
+            v.options.strict ? Severity::kError : Severity::kWarning);
         f.expected_size = *index.report.total_size;
         f.actual_size = sum;
         v.add(std::move(f));
@@ -199,51 +224,25 @@ void compare_index(Verification& v, ParsedIndex& index) {
 
 }  // namespace
 
-void check_indexes(Verification& v) {
-  std::vector<ParsedIndex> usable;
-  bool any_index_present = false;
+void read_indexes(Verification& v) {
   for (const Entry& e : v.folder.entries) {
     if (e.role != Role::kIndex) continue;
-    any_index_present = true;
-    std::optional<ParsedIndex> parsed = load_index(v, e);
+    std::optional<IndexUnderCheck> parsed = load_index(v, e);
     if (parsed) {
-      usable.push_back(std::move(*parsed));
+      name_shards(v, *parsed);
+      v.indexes.push_back(std::move(*parsed));
     } else {
-      IndexReport unusable;
-      unusable.file = e.name;
-      v.report.indexes.push_back(std::move(unusable));
+      IndexUnderCheck unusable;
+      unusable.report.file = e.name;
+      v.indexes.push_back(std::move(unusable));
     }
   }
-  if (!any_index_present) {
-    if (v.report.shards.size() > 1) {
-      v.add(make_finding(FindingKind::kIndexMissing, Category::kIndex, "",
-                         std::to_string(v.report.shards.size()) +
-                             " shards but no *.safetensors.index.json: nothing says which shards "
-                             "belong together"));
-    }
-    return;
-  }
-  std::set<std::string> named_by_any;
-  for (ParsedIndex& index : usable) {
-    compare_index(v, index);
-    named_by_any.insert(index.named.begin(), index.named.end());
+}
+
+void compare_indexes(Verification& v) {
+  for (IndexUnderCheck& index : v.indexes) {
+    if (index.report.usable) compare_index(v, index);
     v.report.indexes.push_back(index.report);
-  }
-  std::sort(v.report.indexes.begin(), v.report.indexes.end(),
-            [](const IndexReport& a, const IndexReport& b) { return a.file < b.file; });
-  if (usable.empty()) return;  // nothing trustworthy to hold the shards against
-  std::string index_names;
-  for (const ParsedIndex& index : usable) {
-    if (!index_names.empty()) index_names += ", ";
-    index_names += index.report.file;
-  }
-  for (const ShardReport& shard : v.report.shards) {
-    if (named_by_any.count(shard.file) != 0) continue;
-    Finding f = make_finding(FindingKind::kShardNotInIndex, Category::kIndex, shard.file,
-                             "is not named in " + index_names +
-                                 " (left over from another revision, or a separate checkpoint?)");
-    f.shard = shard.file;
-    v.add(std::move(f));
   }
 }
 

@@ -98,6 +98,25 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   }
   doc["indexes"] = std::move(indexes);
 
+  Json checkpoints = Json::array();
+  for (const CheckpointReport& c : report.checkpoints) {
+    Json j = Json::object();
+    base::set_name(j, "name", c.name);
+    j["kind"] = checkpoint_kind_name(c.kind);
+    base::set_name(j, "folder", c.folder);
+    Json files = Json::array();
+    for (const std::string& shard : c.shards)
+      files.push_back(shard);  // json_line makes it valid UTF-8
+    j["shards"] = std::move(files);
+    j["tensors"] = c.tensors;
+    j["tensor_bytes"] = c.tensor_bytes;
+    j["status"] = c.ok() ? "ok" : "failed";
+    j["errors"] = c.errors;
+    j["warnings"] = c.warnings;
+    checkpoints.push_back(std::move(j));
+  }
+  doc["checkpoints"] = std::move(checkpoints);
+
   if (report.checksums) {
     const ChecksumReport& c = *report.checksums;
     Json j = Json::object();
@@ -127,6 +146,7 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
     if (!f.tensor.empty()) j["tensor"] = f.tensor;
     if (!f.shard.empty()) base::set_name(j, "shard", f.shard);
     if (!f.other.empty()) base::set_name(j, "other", f.other);
+    if (!f.checkpoint.empty()) base::set_name(j, "checkpoint", f.checkpoint);
     if (f.reason) j["reason"] = reason_name(*f.reason);
     if (f.offset) j["offset"] = *f.offset;
     if (f.line) j["line"] = *f.line;
@@ -141,6 +161,7 @@ nlohmann::ordered_json report_to_json(const VerifyReport& report) {
   doc["findings"] = std::move(findings);
 
   Json summary = Json::object();
+  summary["checkpoints"] = report.checkpoints.size();
   summary["shards"] = report.shards.size();
   summary["shards_accepted"] = accepted;
   summary["shards_rejected"] = rejected;

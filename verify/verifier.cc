@@ -1,6 +1,6 @@
 // verify/verifier.cc: verify_model_folder: reading --sha256 FILE, listing
-// DIR, the folder and shard passes, duplicate tensors, then the index,
-// checksum and value passes, and the totals.
+// DIR (and with --recursive its subfolders), the folder and shard passes,
+// then indexes, checkpoints, checksums and values, and the totals.
 #include "verify/verifier.h"
 
 #include <fcntl.h>
@@ -50,34 +50,15 @@ void check_shards(Verification& v) {
     v.report.shards.push_back(std::move(c.report));
   }
   if (v.report.shards.empty()) {
-    v.add(make_finding(FindingKind::kNoShards, Category::kFolder, "",
-                       "no *.safetensors file in " + v.report.dir));
-  }
-}
-
-// A tensor name in more than one shard, whatever any index says.
-void check_duplicates(Verification& v) {
-  std::vector<const std::pair<const std::string, std::vector<std::uint32_t>>*> dups;
-  for (const auto& item : v.tensors) {
-    if (item.second.size() > 1) dups.push_back(&item);
-  }
-  std::sort(dups.begin(), dups.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
-  const std::vector<ShardReport>& shards = v.report.shards;
-  for (const auto* item : dups) {
-    std::string where;
-    for (const std::uint32_t id : item->second) {
-      if (!where.empty()) where += ", ";
-      where += shards[id].file;
-    }
-    Finding f =
-        make_finding(FindingKind::kTensorDuplicate, Category::kIndex, shards[item->second[0]].file,
-                     "tensor " + in_quotes(item->first) + " is in " +
-                         std::to_string(item->second.size()) + " shards: " + where);
-    f.tensor = item->first;
-    f.shard = shards[item->second[0]].file;
-    f.other = shards[item->second[1]].file;
-    v.add(std::move(f));
+    // A diffusers pipeline keeps its checkpoints in subfolders: say how to reach them.
+    const bool has_subfolders =
+        std::any_of(v.folder.entries.begin(), v.folder.entries.end(),
+                    [](const Entry& e) { return e.type == EntryType::kDirectory; });
+    v.add(make_finding(
+        FindingKind::kNoShards, Category::kFolder, "",
+        "no *.safetensors file in " + v.report.dir +
+            (has_subfolders && !v.options.recursive ? " (--recursive also checks its subfolders)"
+                                                    : "")));
   }
 }
 
@@ -91,7 +72,7 @@ void count_totals(VerifyReport& report) {
   }
   for (const Finding& f : report.findings) {
     if (f.kind == FindingKind::kShardUnreadable || f.kind == FindingKind::kIndexUnreadable ||
-        f.kind == FindingKind::kChecksumUnreadable ||
+        f.kind == FindingKind::kChecksumUnreadable || f.kind == FindingKind::kFolderUnreadable ||
         f.kind == FindingKind::kHubContentUnreadable) {
       ++report.unreadable;
     }
@@ -105,13 +86,19 @@ void count_totals(VerifyReport& report) {
 
 void run_folder_passes(Verification& v) {
   v.report.ran = true;
+  if (v.options.recursive) {
+    for (Finding& f : walk_subfolders(v.folder, v.options)) v.add(std::move(f));
+  }
   for (Finding& f : folder_findings(v.folder, v.options.follow_symlinks)) v.add(std::move(f));
   check_shards(v);
+  read_indexes(v);
+  group_checkpoints(v);
   check_duplicates(v);
-  check_indexes(v);
+  compare_indexes(v);
   check_checksums(v);
   check_values(v);
   if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
+  finish_checkpoints(v);
 }
 
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {

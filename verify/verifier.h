@@ -3,9 +3,12 @@
 // files of their own.
 //
 // The passes run in a fixed order, each appending its findings, so the report
-// reads folder, shards, duplicate tensors, indexes, checksums, values:
-//   verifier.cc        listing, folder findings, shards, duplicates, totals
-//   index_check.cc     each index read and held against the shards
+// reads folder, shards, index reading, checkpoints and duplicate tensors,
+// index comparisons, checksums, values:
+//   verifier.cc        listing, folder findings, shards, totals
+//   tree.cc            with --recursive, the subfolders listed
+//   index_check.cc     each index read, then held against its checkpoint's shards
+//   checkpoints.cc     the shards grouped into checkpoints, duplicates within one
 //   checksum_check.cc  the checksum list checked and the files hashed on a pool
 //   value_check.cc     the value scan's findings (with scan_values; the
 //                      scanners ride on the checksum pass's reads)
@@ -13,6 +16,7 @@
 #define STGUARD_VERIFY_VERIFIER_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -24,6 +28,16 @@
 
 namespace stguard::verify {
 
+// An index as read: its report, and for a usable one its weight_map and
+// the shards it names (checked names, relative to DIR).
+struct IndexUnderCheck {
+  IndexReport report;
+  std::unordered_map<std::string, std::string> weight_map;  // tensor -> shard, as written
+  std::unordered_map<std::string, std::string> normalised;  // shard as written -> name in DIR
+  std::set<std::string> named;                              // shards it names, in DIR terms
+  std::set<std::string> unusable;  // shards as written whose tensors cannot be checked
+};
+
 struct Verification {
   explicit Verification(const VerifyOptions& opts) : options(opts) {}
 
@@ -34,8 +48,12 @@ struct Verification {
   std::unordered_map<std::string, FileStamp> shard_stamps;   // when each shard was checked
   // Tensor name -> the shards (indices in report.shards) that hold it.
   std::unordered_map<std::string, std::vector<std::uint32_t>> tensors;
-  std::string checksum_text;  // the --sha256 FILE, read before anything else
-  ValueScans values;          // one scanner per accepted shard, with scan_values
+  std::string checksum_text;             // the --sha256 FILE, read before anything else
+  ValueScans values;                     // one scanner per accepted shard, with scan_values
+  std::vector<IndexUnderCheck> indexes;  // by file name
+  // Shard id (index in report.shards) -> the checkpoints (indices in
+  // report.checkpoints) it belongs to: one, or more when several indexes name it.
+  std::vector<std::vector<std::uint32_t>> shard_checkpoints;
 
   void add(Finding finding) { report.findings.push_back(std::move(finding)); }
 };
@@ -44,17 +62,35 @@ struct Verification {
 // v.report.fatal set, when it cannot be read.
 bool load_checksum_option(Verification& v);
 
-// The passes over v.folder in their order (folder, shards, duplicates,
-// indexes, checksums), without the totals (verifier.cc). v.report.ran is set.
+// The passes over v.folder in their order (folder, shards, indexes,
+// checkpoints, duplicates, checksums, values), without the totals
+// (verifier.cc). v.report.ran is set.
 void run_folder_passes(Verification& v);
 
 // Tensors and bytes of the accepted shards, errors, warnings and unreadable
 // files counted from the findings (verifier.cc). Adds to what is there.
 void count_totals(VerifyReport& report);
 
-// Reads every *.safetensors.index.json and holds each usable one against the
-// shards found (index_check.cc).
-void check_indexes(Verification& v);
+// Reads every index (*.safetensors.index*.json) into v.indexes, with findings
+// for the unusable ones and for shard names that could leave DIR (index_check.cc).
+void read_indexes(Verification& v);
+
+// Holds each usable index against the shards of its checkpoint: missing,
+// extra and wrong-shard tensors, named shards absent, total_size (index_check.cc).
+void compare_indexes(Verification& v);
+
+// Groups the shards into checkpoints (report.checkpoints, shard_checkpoints):
+// each index one, each set of X-0000N-of-0000M shards without an index one
+// (index_missing), each other file one; a set member that an index for its
+// prefix does not name is shard_not_in_index (checkpoints.cc).
+void group_checkpoints(Verification& v);
+
+// A tensor name in two or more shards of one checkpoint (checkpoints.cc).
+void check_duplicates(Verification& v);
+
+// Gives each finding about a file its checkpoint, and counts each
+// checkpoint's tensors, bytes, errors and warnings (checkpoints.cc).
+void finish_checkpoints(Verification& v);
 
 // Checks SHA256SUMS, or the --sha256 list in v.checksum_text, and hashes what
 // it lists (checksum_check.cc).

@@ -25,13 +25,20 @@
 // structure is checked from its first 8 + N bytes; tensor data is read only
 // to hash it and, with scan_values, to scan its values (in the same read).
 //
+// A folder may hold several checkpoints (an fp16 variant beside the fp32
+// shards, consolidated.safetensors beside them, an adapter beside its model,
+// diffusers' subfolders with options.recursive): each index with its shards,
+// and each file no index names, is judged on its own (report.checkpoints).
+//
 // The pieces, for readers of the module: findings.cc (the stable names),
-// verifier.cc (listing DIR, the passes in order), shards.cc (one shard),
-// index.cc (reading an index) and index_check.cc (holding it against the
-// shards), checksums.cc (the sha256sum format) and checksum_check.cc (hashing
-// on a pool), file_read.cc (one read of a file, hashed or not, feeding the
-// value scan), value_scan.cc (NaN, Inf and zeros in a stream of tensor bytes)
-// and value_check.cc (the scan's findings), report_json.cc.
+// verifier.cc (listing DIR, the passes in order), tree.cc (subfolders),
+// shards.cc (one shard), index.cc (reading an index), checkpoints.cc
+// (grouping files into checkpoints) and index_check.cc (holding an index
+// against its shards), checksums.cc (the sha256sum format) and
+// checksum_check.cc (hashing on a pool), file_read.cc (one read of a file,
+// hashed or not, feeding the value scan), value_scan.cc (NaN, Inf and zeros
+// in a stream of tensor bytes) and value_check.cc (the scan's findings),
+// hub_cache.cc and local_dir.cc (the Hugging Face layouts), report_json.cc.
 #ifndef STGUARD_VERIFY_VERIFY_H_
 #define STGUARD_VERIFY_VERIFY_H_
 
@@ -54,13 +61,15 @@ namespace stguard::verify {
 // (finding_kind_name) are stable: the JSON report and tests use them.
 enum class FindingKind : std::uint8_t {
   // The folder.
-  kNoShards = 0,        // no *.safetensors file in DIR
-  kSymlink = 1,         // a symlink, not followed
-  kSymlinkEscapes = 2,  // with follow_symlinks: a symlink resolving outside DIR
-  kNotRegularFile = 3,  // a *.safetensors (or listed) name that is a directory, FIFO, ...
-  kStrayFile = 4,       // leftover of an interrupted download or copy (.part, ...)
-  kFileChanged = 5,     // a file changed while being verified (still being written?)
-  kSymlinkLoop = 6,     // with follow_symlinks: a symlink that loops (or nests too deep)
+  kNoShards = 0,          // no *.safetensors file in DIR
+  kSymlink = 1,           // a symlink, not followed
+  kSymlinkEscapes = 2,    // with follow_symlinks: a symlink resolving outside DIR
+  kNotRegularFile = 3,    // a *.safetensors (or listed) name that is a directory, FIFO, ...
+  kStrayFile = 4,         // leftover of an interrupted download or copy (.part, ...)
+  kFileChanged = 5,       // a file changed while being verified (still being written?)
+  kSymlinkLoop = 6,       // with follow_symlinks: a symlink that loops (or nests too deep)
+  kTreeLimit = 7,         // with recursive: a subfolder past max_depth, or past max_tree_names
+  kFolderUnreadable = 8,  // with recursive: a subfolder that could not be opened or listed
   // Shards (each rejected shard gets exactly one of these).
   kShardEmpty = 10,           // zero bytes
   kShardTruncated = 11,       // ends before what its header describes, or preallocated zeros
@@ -70,17 +79,17 @@ enum class FindingKind : std::uint8_t {
   kShardInvalid = 15,         // any other structural fault (parser reason + offset)
   kShardUnreadable = 16,      // could not be opened or read
   // The shard index (*.safetensors.index.json).
-  kIndexMissing = 20,       // several shards, no index
+  kIndexMissing = 20,       // a set of shards (X-0000N-of-0000M) with no index for X
   kIndexMalformed = 21,     // not JSON (with byte position), or not JSON text at all
   kIndexDuplicateKey = 22,  // a key repeated in a JSON object
   kIndexInvalid = 23,       // JSON, but not an index (no weight_map, wrong types)
   kTensorMissing = 24,      // in weight_map, in no shard
   kTensorExtra = 25,        // in a shard the index names, not in weight_map
   kTensorWrongShard = 26,   // in weight_map, found in another shard than named
-  kTensorDuplicate = 27,    // the same tensor name in two or more shards
+  kTensorDuplicate = 27,    // the same tensor name in two or more shards of one checkpoint
   kIndexShardMissing = 28,  // weight_map names a shard that is not in DIR
   kShardNotInIndex = 29,    // a shard in DIR that no index names
-  kTotalSizeMismatch = 30,  // metadata.total_size != sum of tensor byte sizes
+  kTotalSizeMismatch = 30,  // metadata.total_size != sum of tensor bytes (warning; strict: error)
   kUnsafePath = 31,         // index or checksum name that could leave DIR; never opened
   kIndexUnreadable = 32,    // could not be opened or read
   // Checksums (SHA256SUMS or --sha256 FILE).
@@ -139,6 +148,9 @@ struct Finding {
   std::string tensor;  // tensor name, when one is involved
   std::string shard;   // for index findings: the shard concerned (named or found)
   std::string other;   // second shard (duplicate, wrong shard), symlink target, listed name
+  // The checkpoint (CheckpointReport::name) the finding belongs to; empty for
+  // findings about the folder as a whole (a stray file, the checksum list).
+  std::string checkpoint;
   std::optional<Reason> reason;                // the parser's verdict on a shard
   std::optional<std::uint64_t> offset;         // byte: in the shard (parser) or the index JSON
   std::optional<std::uint64_t> line;           // line in the checksum file (1-based)
@@ -179,6 +191,29 @@ struct IndexReport {
   std::uint64_t shards_named = 0;
   std::optional<std::uint64_t> total_size;     // metadata.total_size as declared
   std::optional<std::uint64_t> computed_size;  // sum over the named shards (when all accepted)
+};
+
+// What defines a checkpoint: an index, a lone safetensors file, or a set of
+// shards named X-0000N-of-0000M.safetensors that no index covers.
+enum class CheckpointKind : std::uint8_t { kIndex = 0, kSingleFile = 1, kShardSet = 2 };
+std::string_view checkpoint_kind_name(CheckpointKind kind) noexcept;  // index|single_file|shard_set
+
+// One checkpoint: what a loader loads as one model. Folders hold several
+// (model.safetensors.index.json and model.safetensors.index.fp16.json,
+// consolidated.safetensors beside shards, adapter_model.safetensors beside
+// model.safetensors, diffusers' unet/ and vae/); each is judged on its own.
+struct CheckpointReport {
+  // The index file, the single file, or for a set without an index its
+  // pattern ("model-*-of-00003.safetensors"); relative to DIR.
+  std::string name;
+  CheckpointKind kind = CheckpointKind::kSingleFile;
+  std::string folder;               // the subfolder it lives in, relative to DIR ("" for DIR)
+  std::vector<std::string> shards;  // present in DIR, by name
+  std::uint64_t tensors = 0;        // in its accepted shards
+  std::uint64_t tensor_bytes = 0;
+  std::uint64_t errors = 0;  // findings carrying this checkpoint
+  std::uint64_t warnings = 0;
+  bool ok() const noexcept { return errors == 0; }
 };
 
 struct ChecksumReport {
@@ -288,9 +323,11 @@ struct VerifyReport {
   std::string fatal;                // why it could not run
   std::vector<ShardReport> shards;  // by name
   std::vector<IndexReport> indexes;
-  std::optional<ChecksumReport> checksums;  // nullopt: no SHA256SUMS and no --sha256
-  std::optional<ValuesReport> values;       // nullopt: no scan_values
-  // Folder, shards, duplicates, indexes, checksums, values, in that order.
+  std::vector<CheckpointReport> checkpoints;  // indexes first, then sets, then single files
+  std::optional<ChecksumReport> checksums;    // nullopt: no SHA256SUMS and no --sha256
+  std::optional<ValuesReport> values;         // nullopt: no scan_values
+  // Folder, shards, index reading, checkpoint grouping, duplicates, index
+  // comparisons, checksums, values, in that order.
   std::vector<Finding> findings;
   std::uint64_t tensors = 0;       // in accepted shards
   std::uint64_t tensor_bytes = 0;  // in accepted shards
@@ -338,6 +375,18 @@ struct VerifyOptions {
   // real index, 1.29M tensors, is about 100 MB).
   std::uint64_t max_index_bytes = std::uint64_t{256} << 20;
   std::uint64_t max_checksum_file_bytes = std::uint64_t{64} << 20;
+  // Also walk DIR's subfolders (diffusers: unet/, text_encoder/, vae/), each
+  // file named relative to DIR. Hidden folders (.git, .cache) are not entered
+  // and symlinked folders are never followed.
+  bool recursive = false;
+  // Bounds on the walk: subfolders deeper than max_depth below DIR are not
+  // entered, and it stops once max_tree_names names were listed below DIR
+  // (each a tree_limit finding).
+  unsigned max_depth = 8;
+  std::uint64_t max_tree_names = 100000;
+  // metadata.total_size differing from the tensors' bytes is an error, not a
+  // warning (no loader reads the field; see docs/cli.md).
+  bool strict = false;
 };
 
 // Runs every check. Never throws for anything found in DIR; ran = false (exit

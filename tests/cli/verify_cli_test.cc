@@ -37,7 +37,8 @@ TEST(VerifyCli, GoodFolderExitsZero) {
   write_sums(dir);
   const stguard_test::CliRun text = run_verify_cli({dir.path().string()});
   EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
-  EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 1) << text.out;  // summary only
+  // The checkpoint's line and the summary (issue 15: reports by checkpoint).
+  EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 2) << text.out;
   const stguard_test::CliRun json = run_verify_cli({"--json", "-j", "2", dir.path().string()});
   EXPECT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json doc = nlohmann::json::parse(json.out);
@@ -53,8 +54,8 @@ TEST(VerifyCli, ProblemsExitOneOneLinePerFinding) {
   truncate_file(dir.file(kShard3), 100);
   const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  // shard_truncated + checksum_mismatch + summary.
-  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 3) << run.out;
+  // The checkpoint's line, shard_truncated + checksum_mismatch under it, summary.
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 4) << run.out;
   EXPECT_NE(run.out.find("shard_truncated"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("HEADER_LENGTH_EXCEEDS_FILE at byte 0"), std::string::npos) << run.out;
 }
@@ -116,6 +117,68 @@ TEST(VerifyCli, JsonNamesThatAreNotUtf8CarryTheirBytes) {
   EXPECT_EQ(hex, (std::vector<std::string>{"78fe2e7361666574656e736f7273",
                                            "78ff2e7361666574656e736f7273"}))
       << run.out;
+}
+
+// ------------------------------------------ multi-checkpoint folders --
+
+// Each of the issue's layouts exits 0, one `checkpoint` line per checkpoint.
+TEST(VerifyCli, MultiCheckpointLayoutsExitZero) {
+  struct Layout {
+    const char* name;
+    void (*write)(const TempDir&);
+    std::size_t checkpoints;
+  };
+  const Layout layouts[] = {
+      {"variant", stguard_test::write_variant_model, 2},
+      {"consolidated", stguard_test::write_consolidated_beside_shards, 2},
+      {"model.fp16", stguard_test::write_single_beside_variant, 2},
+      {"adapter", stguard_test::write_adapter_beside_model, 2},
+  };
+  for (const Layout& layout : layouts) {
+    const TempDir dir;
+    layout.write(dir);
+    const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
+    EXPECT_EQ(run.exit_code, 0) << layout.name << "\n" << run.out << run.err;
+    std::size_t lines = 0;
+    for (std::size_t at = run.out.find("checkpoint "); at != std::string::npos;
+         at = run.out.find("\ncheckpoint ", at + 1)) {
+      ++lines;
+    }
+    EXPECT_EQ(lines, layout.checkpoints) << layout.name << "\n" << run.out;
+    EXPECT_NE(run.out.find("OK: " + std::to_string(layout.checkpoints) + " checkpoints"),
+              std::string::npos)
+        << run.out;
+  }
+}
+
+TEST(VerifyCli, RecursiveCoversDiffusersSubfolders) {
+  const TempDir dir;
+  stguard_test::write_diffusers_pipeline(dir);
+  EXPECT_EQ(run_verify_cli({"--quiet", dir.path().string()}).exit_code, 1);  // no_shards
+  const stguard_test::CliRun run = run_verify_cli({"-r", "--quiet", dir.path().string()});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("checkpoint vae/diffusion_pytorch_model.safetensors: 1 shard, 2 tensors "
+                         "(32 B): ok"),
+            std::string::npos)
+      << run.out;
+  const stguard_test::CliRun json = run_verify_cli({"--recursive", "--json", dir.path().string()});
+  EXPECT_EQ(json.exit_code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["checkpoints"].size(), 4u);
+  EXPECT_EQ(doc["checkpoints"][0]["folder"], "unet");
+}
+
+TEST(VerifyCli, TotalSizeMismatchIsAnErrorOnlyWithStrict) {
+  const TempDir dir;
+  write_good_model(dir);
+  dir.write(stguard_test::kIndex,
+            stguard_test::bytes_of(stguard_test::index_text(stguard_test::good_weight_map(), 1)));
+  const stguard_test::CliRun lenient = run_verify_cli({"--quiet", dir.path().string()});
+  EXPECT_EQ(lenient.exit_code, 0) << lenient.out;
+  EXPECT_NE(lenient.out.find("warning total_size_mismatch"), std::string::npos) << lenient.out;
+  const stguard_test::CliRun strict = run_verify_cli({"--strict", dir.path().string()});
+  EXPECT_EQ(strict.exit_code, 1) << strict.out;
+  EXPECT_NE(strict.out.find("error total_size_mismatch"), std::string::npos) << strict.out;
 }
 
 }  // namespace

@@ -164,4 +164,65 @@ void truncate_file(const std::string& path, std::uint64_t size) {
   ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(size)), 0);
 }
 
+void write_checkpoint(const TempDir& dir, const std::string& index, const Layout& layout) {
+  std::vector<std::pair<std::string, std::string>> weight_map;
+  std::uint64_t total = 0;
+  for (const auto& [shard, names] : layout) {
+    fs::create_directories(fs::path(dir.file(shard)).parent_path());
+    dir.write(shard, make_shard(names));
+    for (const std::string& name : names) {
+      weight_map.emplace_back(name, fs::path(shard).filename().string());
+      total += 16;  // make_shard: F32 [4]
+    }
+  }
+  if (!index.empty()) dir.write(index, bytes_of(index_text(weight_map, total)));
+}
+
+void write_variant_model(const TempDir& dir) {
+  write_good_model(dir);
+  write_checkpoint(
+      dir, "model.safetensors.index.fp16.json",
+      {{"model.fp16-00001-of-00002.safetensors",
+        {"model.embed.weight", "model.layers.0.w", "model.layers.1.w"}},
+       {"model.fp16-00002-of-00002.safetensors", {"model.layers.2.w", "lm_head.weight"}}});
+}
+
+void write_consolidated_beside_shards(const TempDir& dir) {
+  write_good_model(dir);
+  std::vector<std::string> all;
+  for (const auto& item : good_weight_map()) all.push_back(item.first);
+  write_checkpoint(dir, "", {{"consolidated.safetensors", all}});
+}
+
+void write_single_beside_variant(const TempDir& dir) {
+  const std::vector<std::string> names = {"model.embed.weight", "lm_head.weight"};
+  write_checkpoint(dir, "", {{"model.safetensors", names}, {"model.fp16.safetensors", names}});
+  dir.write("config.json", bytes_of(R"({"model_type": "llama"})"));
+}
+
+void write_adapter_beside_model(const TempDir& dir) {
+  write_checkpoint(
+      dir, "",
+      {{"model.safetensors", {"model.embed.weight", "lm_head.weight"}},
+       {"adapter_model.safetensors",
+        {"base_model.model.lm_head.lora_A.weight", "base_model.model.lm_head.lora_B.weight"}}});
+  dir.write("adapter_config.json", bytes_of(R"({"peft_type": "LORA"})"));
+}
+
+void write_diffusers_pipeline(const TempDir& dir) {
+  dir.write("model_index.json", bytes_of(R"({"_class_name": "StableDiffusionPipeline"})"));
+  write_checkpoint(
+      dir, "unet/diffusion_pytorch_model.safetensors.index.json",
+      {{"unet/diffusion_pytorch_model-00001-of-00002.safetensors",
+        {"conv_in.weight", "down.0.weight"}},
+       {"unet/diffusion_pytorch_model-00002-of-00002.safetensors", {"conv_out.weight"}}});
+  write_checkpoint(
+      dir, "",
+      {{"unet/diffusion_pytorch_model.fp16.safetensors",
+        {"conv_in.weight", "down.0.weight", "conv_out.weight"}},
+       {"text_encoder/model.safetensors", {"text_model.embeddings.weight"}},
+       {"vae/diffusion_pytorch_model.safetensors", {"conv_in.weight", "conv_out.weight"}}});
+  dir.write("unet/config.json", bytes_of(R"({"_class_name": "UNet2DConditionModel"})"));
+}
+
 }  // namespace stguard_test

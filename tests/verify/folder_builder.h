@@ -59,6 +59,29 @@ void write_good_model(const TempDir& dir);
 void write_sums(const TempDir& dir);
 void truncate_file(const std::string& path, std::uint64_t size);
 
+// ------------------------------------------------- multi-checkpoint folders --
+// Shards (name relative to DIR, folders created) and their tensors.
+using Layout = std::map<std::string, std::vector<std::string>>;
+
+// Writes the shards of `layout` and, when `index` is not empty, an index
+// (relative to DIR, in the shards' folder) naming them, total_size right.
+void write_checkpoint(const TempDir& dir, const std::string& index, const Layout& layout);
+
+// The layouts, each a valid folder with more than one checkpoint:
+// the good model plus transformers' fp16 variant (model.safetensors.index.fp16.json,
+// model.fp16-0000N-of-00002.safetensors) holding the same tensor names.
+void write_variant_model(const TempDir& dir);
+// The good model plus consolidated.safetensors holding all its tensors.
+void write_consolidated_beside_shards(const TempDir& dir);
+// model.safetensors beside model.fp16.safetensors, the same tensor names.
+void write_single_beside_variant(const TempDir& dir);
+// adapter_model.safetensors (LoRA) beside model.safetensors.
+void write_adapter_beside_model(const TempDir& dir);
+// A diffusers pipeline: model_index.json; unet/ (index + two shards, and a
+// single-file fp16 variant), text_encoder/model.safetensors,
+// vae/diffusion_pytorch_model.safetensors; unet and vae share tensor names.
+void write_diffusers_pipeline(const TempDir& dir);
+
 // verify_model_folder on `dir`, with two hashing threads unless told otherwise.
 stguard::verify::VerifyReport verify(const TempDir& dir,
                                      stguard::verify::VerifyOptions options = {});

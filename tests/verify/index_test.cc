@@ -120,10 +120,15 @@ TEST(VerifyIndex, ShardPresentButNotNamed) {
   EXPECT_EQ(find(report, FindingKind::kShardNotInIndex)->file, stray);
 }
 
+// An error only with --strict (issue 15); checkpoints_test.cc has the warning.
 TEST(VerifyIndex, TotalSizeMismatchReportsBothNumbers) {
   const TempDir dir;
-  const VerifyReport report = verify_with_index(
-      dir, [](auto&) {}, 12345);
+  stguard::verify::VerifyOptions strict;
+  strict.strict = true;
+  const VerifyReport report = verify_with_fault(
+      dir,
+      [](const TempDir& d) { d.write(kIndex, bytes_of(index_text(good_weight_map(), 12345))); },
+      strict);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"total_size_mismatch"})
       << describe(report);
   const Finding* f = find(report, FindingKind::kTotalSizeMismatch);

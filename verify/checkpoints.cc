@@ -1,0 +1,247 @@
+// verify/checkpoints.cc: the shards grouped into checkpoints, duplicate
+// tensors within one checkpoint, and each checkpoint's totals.
+#include "verify/checkpoints.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "verify/findings.h"
+#include "verify/folder.h"
+#include "verify/verifier.h"
+
+namespace stguard::verify {
+namespace {
+
+constexpr std::string_view kIndexInfix = ".safetensors.index";
+
+std::string_view base_name(std::string_view name) {
+  const std::size_t slash = name.rfind('/');
+  return slash == std::string_view::npos ? name : name.substr(slash + 1);
+}
+
+// Decimal digits only, at most nine (so that it fits with room to spare).
+std::optional<std::uint32_t> small_number(std::string_view digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  std::uint32_t n = 0;
+  for (const char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  return n;
+}
+
+// Adds shard `id` to checkpoint `cp` (once).
+void claim(Verification& v, std::uint32_t id, std::uint32_t cp) {
+  std::vector<std::uint32_t>& of = v.shard_checkpoints[id];
+  if (std::find(of.begin(), of.end(), cp) != of.end()) return;
+  of.push_back(cp);
+  v.report.checkpoints[cp].shards.push_back(v.report.shards[id].file);
+}
+
+CheckpointReport new_checkpoint(std::string name, CheckpointKind kind) {
+  CheckpointReport cp;
+  cp.folder = std::string(folder_of(name));
+  cp.name = std::move(name);
+  cp.kind = kind;
+  return cp;
+}
+
+// A set of shards no index covers: `index_missing` unless it is complete by
+// itself (one file of one).
+void add_shard_set(Verification& v, const std::string& prefix, const std::string& count_text,
+                   std::uint32_t count, const std::vector<std::uint32_t>& ids) {
+  const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
+  v.report.checkpoints.push_back(new_checkpoint(
+      prefix + "-*-of-" + count_text + std::string(kShardSuffix), CheckpointKind::kShardSet));
+  for (const std::uint32_t id : ids) claim(v, id, cp);
+  if (ids.size() == 1 && count == 1) return;
+  const CheckpointReport& set = v.report.checkpoints[cp];
+  const std::string index_name =
+      std::string(base_name(prefix)) + std::string(kIndexSuffix);  // variants differ; the usual one
+  std::string message = std::to_string(ids.size()) + " of " + std::to_string(count) +
+                        " shards of " + set.name + " present, but no index for them (" +
+                        index_name + " or a variant's): nothing says which shards belong together";
+  Finding f = make_finding(FindingKind::kIndexMissing, Category::kIndex, set.folder, message);
+  f.shard = set.shards.front();
+  f.checkpoint = set.name;
+  v.add(std::move(f));
+}
+
+}  // namespace
+
+bool is_index_name(std::string_view name) {
+  const std::string_view base = base_name(name);
+  const std::size_t at = base.find(kIndexInfix);
+  if (at == std::string_view::npos || at == 0) return false;
+  const std::string_view rest = base.substr(at + kIndexInfix.size());
+  // ".json", or ".VARIANT.json" with a non-empty variant.
+  return rest == ".json" ||
+         (rest.size() > 6 && rest.front() == '.' && rest.ends_with(".json") && rest[1] != '.');
+}
+
+std::optional<std::string> index_shard_prefix(std::string_view index_name) {
+  if (!is_index_name(index_name)) return std::nullopt;
+  const std::size_t folder_len = index_name.size() - base_name(index_name).size();
+  const std::size_t at = index_name.find(kIndexInfix, folder_len);
+  std::string prefix(index_name.substr(0, at));
+  std::string_view rest = index_name.substr(at + kIndexInfix.size());  // ".json" or ".V.json"
+  rest.remove_suffix(std::string_view(".json").size());
+  prefix += rest;  // "" or ".VARIANT"
+  return prefix;
+}
+
+std::optional<ShardSetName> shard_set_name(std::string_view shard_name) {
+  if (!shard_name.ends_with(kShardSuffix)) return std::nullopt;
+  const std::string_view stem = shard_name.substr(0, shard_name.size() - kShardSuffix.size());
+  const std::size_t of = stem.rfind("-of-");
+  if (of == std::string_view::npos) return std::nullopt;
+  const std::size_t dash = stem.rfind('-', of == 0 ? 0 : of - 1);
+  if (dash == std::string_view::npos || dash == 0 || dash >= of) return std::nullopt;
+  const std::string_view count_text = stem.substr(of + 4);
+  const std::optional<std::uint32_t> number = small_number(stem.substr(dash + 1, of - dash - 1));
+  const std::optional<std::uint32_t> count = small_number(count_text);
+  if (!number || !count || *number == 0 || *number > *count) return std::nullopt;
+  if (base_name(stem.substr(0, dash)).empty()) return std::nullopt;
+  ShardSetName out;
+  out.prefix = std::string(stem.substr(0, dash));
+  out.number = *number;
+  out.count = *count;
+  out.count_text = std::string(count_text);
+  return out;
+}
+
+std::string_view folder_of(std::string_view name) {
+  const std::size_t slash = name.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+}
+
+void group_checkpoints(Verification& v) {
+  const std::vector<ShardReport>& shards = v.report.shards;
+  v.shard_checkpoints.assign(shards.size(), {});
+  // Shard-set prefix -> the checkpoint of the usable index that should name
+  // the set's shards; unusable indexes claim their prefix's shards outright
+  // (their own finding explains why nothing was compared).
+  std::map<std::string, std::uint32_t> usable_prefix;
+  std::map<std::string, std::uint32_t> unusable_prefix;
+  for (const IndexUnderCheck& index : v.indexes) {
+    const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
+    v.report.checkpoints.push_back(new_checkpoint(index.report.file, CheckpointKind::kIndex));
+    if (index.report.usable) {
+      for (const std::string& name : index.named) {
+        const auto it = v.shard_index.find(name);
+        if (it != v.shard_index.end()) claim(v, static_cast<std::uint32_t>(it->second), cp);
+      }
+    }
+    if (const std::optional<std::string> prefix = index_shard_prefix(index.report.file)) {
+      (index.report.usable ? usable_prefix : unusable_prefix).emplace(*prefix, cp);
+    }
+  }
+
+  // Sets without an index, keyed by (prefix, count as written): a leftover of
+  // an older revision with another count is a set of its own.
+  std::map<std::pair<std::string, std::string>,
+           std::pair<std::uint32_t, std::vector<std::uint32_t>>>
+      sets;
+  std::vector<std::uint32_t> singles;
+  for (std::uint32_t id = 0; id < shards.size(); ++id) {
+    if (!v.shard_checkpoints[id].empty()) continue;
+    const std::optional<ShardSetName> set = shard_set_name(shards[id].file);
+    if (!set) {
+      singles.push_back(id);
+      continue;
+    }
+    if (const auto it = unusable_prefix.find(set->prefix); it != unusable_prefix.end()) {
+      claim(v, id, it->second);
+      continue;
+    }
+    if (const auto it = usable_prefix.find(set->prefix); it != usable_prefix.end()) {
+      const std::string& index_file = v.report.checkpoints[it->second].name;
+      Finding f = make_finding(FindingKind::kShardNotInIndex, Category::kIndex, shards[id].file,
+                               "is named like the shards of " + index_file +
+                                   " but it does not name this one (left over from another "
+                                   "revision?)");
+      f.shard = shards[id].file;
+      f.checkpoint = index_file;
+      v.add(std::move(f));
+      claim(v, id, it->second);
+      continue;
+    }
+    auto& entry = sets[{set->prefix, set->count_text}];
+    entry.first = set->count;
+    entry.second.push_back(id);
+  }
+  for (const auto& [key, set] : sets)
+    add_shard_set(v, key.first, key.second, set.first, set.second);
+  for (const std::uint32_t id : singles) {
+    const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
+    v.report.checkpoints.push_back(new_checkpoint(shards[id].file, CheckpointKind::kSingleFile));
+    claim(v, id, cp);
+  }
+}
+
+void check_duplicates(Verification& v) {
+  // Tensor name -> its shards, per checkpoint; only names in two or more shards.
+  std::map<std::pair<std::uint32_t, std::string>, std::vector<std::uint32_t>> dups;
+  for (const auto& [tensor, ids] : v.tensors) {
+    if (ids.size() < 2) continue;
+    std::map<std::uint32_t, std::vector<std::uint32_t>> by_checkpoint;
+    for (const std::uint32_t id : ids) {
+      for (const std::uint32_t cp : v.shard_checkpoints[id]) by_checkpoint[cp].push_back(id);
+    }
+    for (auto& [cp, in_cp] : by_checkpoint) {
+      if (in_cp.size() > 1) dups.emplace(std::make_pair(cp, tensor), std::move(in_cp));
+    }
+  }
+  const std::vector<ShardReport>& shards = v.report.shards;
+  for (const auto& [key, ids] : dups) {
+    std::string where;
+    for (const std::uint32_t id : ids) {
+      if (!where.empty()) where += ", ";
+      where += shards[id].file;
+    }
+    Finding f = make_finding(FindingKind::kTensorDuplicate, Category::kIndex, shards[ids[0]].file,
+                             "tensor " + in_quotes(key.second) + " is in " +
+                                 std::to_string(ids.size()) + " shards: " + where);
+    f.tensor = key.second;
+    f.shard = shards[ids[0]].file;
+    f.other = shards[ids[1]].file;
+    f.checkpoint = v.report.checkpoints[key.first].name;
+    v.add(std::move(f));
+  }
+}
+
+void finish_checkpoints(Verification& v) {
+  std::vector<CheckpointReport>& checkpoints = v.report.checkpoints;
+  std::unordered_map<std::string, std::uint32_t> by_file;  // shard or index file -> checkpoint
+  std::unordered_map<std::string, std::uint32_t> by_name;
+  for (std::uint32_t cp = 0; cp < checkpoints.size(); ++cp) {
+    by_name.emplace(checkpoints[cp].name, cp);
+    if (checkpoints[cp].kind == CheckpointKind::kIndex) by_file.emplace(checkpoints[cp].name, cp);
+  }
+  for (std::uint32_t id = 0; id < v.report.shards.size(); ++id) {
+    const ShardReport& shard = v.report.shards[id];
+    if (!v.shard_checkpoints[id].empty()) by_file.emplace(shard.file, v.shard_checkpoints[id][0]);
+    for (const std::uint32_t cp : v.shard_checkpoints[id]) {
+      if (shard.verdict != ShardVerdict::kAccept) continue;
+      checkpoints[cp].tensors += shard.tensors;
+      checkpoints[cp].tensor_bytes += shard.tensor_bytes;
+    }
+  }
+  for (Finding& f : v.report.findings) {
+    if (f.checkpoint.empty()) {
+      const auto it = by_file.find(f.file);
+      if (it == by_file.end()) continue;
+      f.checkpoint = checkpoints[it->second].name;
+    }
+    const auto it = by_name.find(f.checkpoint);
+    if (it == by_name.end()) continue;
+    ++(f.severity == Severity::kError ? checkpoints[it->second].errors
+                                      : checkpoints[it->second].warnings);
+  }
+  for (CheckpointReport& cp : checkpoints) std::sort(cp.shards.begin(), cp.shards.end());
+}
+
+}  // namespace stguard::verify
