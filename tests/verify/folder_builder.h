@@ -33,8 +33,15 @@ std::string slurp(const std::string& path);
 // shards holding "the same" tensor still differ byte-wise.
 std::vector<std::uint8_t> make_shard(const std::vector<std::string>& names);
 
+// F32 bit patterns for the value-scan tests.
+inline constexpr std::uint32_t kF32Nan = 0x7FC00000;
+inline constexpr std::uint32_t kF32PosInf = 0x7F800000;
+inline constexpr std::uint32_t kF32NegInf = 0xFF800000;
+inline constexpr std::uint32_t kF32MinusZero = 0x80000000;
+inline constexpr std::uint32_t kF32One = 0x3F800000;
+
 // A shard of F32 tensors given by their bit patterns (name -> values), for
-// the value scan: 0x7FC00000 is a NaN, 0x7F800000 +Inf, 0x80000000 -0.
+// the value scan.
 std::vector<std::uint8_t> make_f32_shard(
     const std::vector<std::pair<std::string, std::vector<std::uint32_t>>>& tensors);
 

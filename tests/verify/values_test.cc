@@ -20,17 +20,16 @@ using stguard::verify::VerifyOptions;
 using stguard::verify::VerifyReport;
 using stguard_test::bytes_of;
 using stguard_test::error_kinds;
+using stguard_test::kF32MinusZero;
+using stguard_test::kF32Nan;
+using stguard_test::kF32NegInf;
+using stguard_test::kF32One;
+using stguard_test::kF32PosInf;
 using stguard_test::kShard1;
 using stguard_test::kShard2;
 using stguard_test::kShard3;
 using stguard_test::make_f32_shard;
 using stguard_test::TempDir;
-
-constexpr std::uint32_t kNan = 0x7FC00000;
-constexpr std::uint32_t kPosInf = 0x7F800000;
-constexpr std::uint32_t kNegInf = 0xFF800000;
-constexpr std::uint32_t kMinusZero = 0x80000000;
-constexpr std::uint32_t kOne = 0x3F800000;
 
 VerifyOptions scanning() {
   VerifyOptions options;
@@ -42,8 +41,8 @@ VerifyOptions scanning() {
 // all zeros (+0 and -0). The index still matches (two F32 [4] tensors).
 void write_model_with_bad_values(const TempDir& dir) {
   stguard_test::write_good_model(dir);
-  dir.write(kShard2, make_f32_shard({{"model.layers.1.w", {kOne, kOne, kNan, kOne}},
-                                     {"model.layers.2.w", {0, kMinusZero, 0, 0}}}));
+  dir.write(kShard2, make_f32_shard({{"model.layers.1.w", {kF32One, kF32One, kF32Nan, kF32One}},
+                                     {"model.layers.2.w", {0, kF32MinusZero, 0, 0}}}));
 }
 
 std::uint64_t file_size(const TempDir& dir, const std::string& name) {
@@ -135,7 +134,8 @@ TEST(VerifyValues, ShardsNotListedAreReadByTheValuePass) {
 TEST(VerifyValues, InfIsAnErrorAllZeroOnlyAWarning) {
   const TempDir dir;
   stguard_test::write_good_model(dir);
-  dir.write(kShard3, make_f32_shard({{"lm_head.weight", {kPosInf, kNegInf, kNegInf, kOne}}}));
+  dir.write(kShard3,
+            make_f32_shard({{"lm_head.weight", {kF32PosInf, kF32NegInf, kF32NegInf, kF32One}}}));
   VerifyReport report = stguard_test::verify(dir, scanning());
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"tensor_inf"})
       << stguard_test::describe(report);
@@ -145,7 +145,7 @@ TEST(VerifyValues, InfIsAnErrorAllZeroOnlyAWarning) {
   ASSERT_NE(inf, nullptr);
   EXPECT_NE(inf->message.find("1 +Inf, 2 -Inf"), std::string::npos) << inf->message;
 
-  dir.write(kShard3, make_f32_shard({{"lm_head.weight", {0, 0, kMinusZero, 0}}}));
+  dir.write(kShard3, make_f32_shard({{"lm_head.weight", {0, 0, kF32MinusZero, 0}}}));
   report = stguard_test::verify(dir, scanning());
   EXPECT_EQ(report.exit_code(), 0) << stguard_test::describe(report);
   EXPECT_EQ(report.warnings, 1u);
