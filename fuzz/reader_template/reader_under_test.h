@@ -1,6 +1,7 @@
-// fuzz/reader_template/reader_under_test.h: the one function a C or C++
-// safetensors reader provides to be fuzzed in process against stguard
-// (fuzz_reader.cc, docs/fuzzing.md "Fuzzing your own reader").
+// fuzz/reader_template/reader_under_test.h: the two functions a C or C++
+// safetensors reader's adapter provides to be fuzzed in process against
+// stguard (fuzz_reader.cc, docs/fuzzing.md "Fuzzing your own reader";
+// planted_bug_adapter.cc is a complete example).
 //
 //   // my_reader_adapter.cc, linked with fuzz_reader.cc and your reader:
 //   #include "reader_under_test.h"
@@ -11,10 +12,11 @@
 //     if (m == nullptr) return answer;                          // rejected
 //     answer.accepted = true;
 //     for (each tensor t of m) answer.tensors.push_back({t.name, t.dtype, t.shape,
-//                                                        t.begin, t.end, t.bytes});
-//     my_reader_free(m);   // after the harness compared? no: copy first, see below
+//                                                        t.begin, t.end, copy of t's bytes});
+//     my_reader_free(m);   // everything was copied
 //     return answer;
 //   }
+//   bool stguard_reader_template::rejecting_valid_files_is_a_finding() { return true; }
 //
 // The harness calls it once per input, with the whole file in a heap buffer
 // of exactly its size (an out-of-bounds read is an AddressSanitizer report),
