@@ -7,11 +7,8 @@
 # empty writable corpus plus the (read-only) seed directories, none of which
 # holds an overlap itself, so the finding comes from mutation; MODE=replay
 # runs each seed once.
-foreach(var FUZZER MODE SEEDS WORK_DIR)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "expect_finding.cmake: ${var} is not set")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../script_helpers.cmake)
+stguard_require_variables(expect_finding.cmake FUZZER MODE SEEDS WORK_DIR)
 if(NOT DEFINED RUNS)
   set(RUNS 1000000)
 endif()
@@ -38,12 +35,7 @@ file(WRITE "${WORK_DIR}/log.txt" "${log}")
 
 string(REGEX MATCH "stguard reader template: [^\n]*" finding "${log}")
 if(status STREQUAL "0" OR NOT finding MATCHES "accepted-invalid: .*OFFSET_OVERLAP")
-  string(LENGTH "${log}" log_len)
-  set(tail_start 0)
-  if(log_len GREATER 4000)
-    math(EXPR tail_start "${log_len} - 4000")
-  endif()
-  string(SUBSTRING "${log}" ${tail_start} -1 log_tail)
+  stguard_text_tail(log_tail "${log}" 4000)
   message(FATAL_ERROR "the planted overlap bug was not found (exit '${status}', finding "
     "'${finding}'); log ${WORK_DIR}/log.txt ends:\n${log_tail}")
 endif()
