@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "conformance/runner/grade.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
+#include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -209,6 +211,42 @@ TEST(ConformPersistent, ReaderJsonDeclaresIt) {
   EXPECT_NE(error.find("persistent_command"), std::string::npos) << error;
   write(R"({"name":"r","command":["a"],"persistent_command":"p"})");
   EXPECT_FALSE(conf::load_reader_dir(dir.path(), "/bin/self", &error));
+}
+
+TEST(ConformPersistent, TheCommandUsesItUnlessToldNot) {
+  // A reader directory whose reader.json declares a persistent command that
+  // crashes on one file: conform says which mode ran, and grades alike.
+  stguard_test::TempDir dir;
+  // One job: one start, and one restart after the crash (not the last case).
+  const std::string crash_file = "/layout/gap-between.safetensors";
+  const nlohmann::json reader = {
+      {"name", "fake-persistent"},
+      {"command", {STGUARD_FAKE_READER_PATH, "mixed:crash=" + crash_file}},
+      {"persistent_command",
+       {STGUARD_FAKE_READER_PATH, "--persistent", "mixed:crash=" + crash_file}}};
+  std::ofstream(dir.file("reader.json")) << reader.dump();
+  auto grades = [&](const std::string& jsonl) {
+    std::map<std::string, std::string> by_case;
+    std::ifstream in(jsonl);
+    for (std::string line; std::getline(in, line);) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      by_case[j["case"]] = j["grade"];
+    }
+    return by_case;
+  };
+  const stguard_test::CliRun persistent =
+      stguard_test::run_cli({"conform", "--reader", dir.path().string(), "--case", "layout/*", "-j",
+                             "1", "--jsonl", dir.file("p.jsonl")});
+  EXPECT_NE(persistent.err.find("persistent, 2 adapter starts"), std::string::npos)
+      << persistent.err;
+  const stguard_test::CliRun per_file =
+      stguard_test::run_cli({"conform", "--reader", dir.path().string(), "--case", "layout/*", "-j",
+                             "1", "--no-persistent", "--jsonl", dir.file("n.jsonl")});
+  EXPECT_NE(per_file.err.find("one process per file"), std::string::npos) << per_file.err;
+  EXPECT_EQ(persistent.exit_code, per_file.exit_code);
+  const std::map<std::string, std::string> persistent_grades = grades(dir.file("p.jsonl"));
+  EXPECT_FALSE(persistent_grades.empty());
+  EXPECT_EQ(persistent_grades, grades(dir.file("n.jsonl")));
 }
 
 }  // namespace
