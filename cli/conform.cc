@@ -90,6 +90,9 @@ Reports (the text summary always goes to stdout):
   --junit FILE       JUnit XML
   --html FILE        self-contained HTML matrix (cases x readers)
   --markdown FILE    the Markdown matrix (what conformance/RESULTS.md holds)
+  --no-persistent    one adapter process per case even for readers whose
+                     reader.json declares a "persistent_command" (by default
+                     such a reader answers from -j long-running processes)
   -q, --quiet        no progress on stderr
 
 Data (the corpus and the bundled readers), looked up in this order:
@@ -141,6 +144,7 @@ struct ConformArgs {
   std::optional<std::string> out_dir;
   ReportTargets reports;
   bool quiet = false;
+  bool no_persistent = false;
   // The readers in command-line order (--adapter, --name and --plain belong
   // together by their order, which CLI11 keeps in parse_order()).
   std::vector<ReaderArg> ordered;
@@ -161,6 +165,7 @@ struct ConformOptions {
   std::optional<fs::path> write_expectations;
   ReportTargets reports;
   bool quiet = false;
+  bool persistent = true;
 };
 
 // Pairs each --name and --plain with the --adapter before it.
@@ -201,6 +206,7 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
   options.filter.id_globs = args.case_globs;
   options.filter.tags = args.tags;
   options.quiet = args.quiet;
+  options.persistent = !args.no_persistent;
   options.reports = args.reports;
   if (options.readers.empty() && !options.all_readers) {
     *error = "no reader: give --adapter CMD, --reader DIR|NAME or --all-readers";
@@ -462,6 +468,7 @@ int run_conform(const Command& command, ConformArgs& args) {
   run_options.limits.timeout = options->timeout;
   run_options.limits.address_space_bytes = options->memory_mb << 20;
   run_options.expectations = expectations ? &*expectations : nullptr;
+  run_options.persistent = options->persistent;
   const bool progress = !options->quiet && ::isatty(STDERR_FILENO) != 0;
 
   std::vector<conf::ReaderRun> runs;
@@ -529,7 +536,16 @@ int run_conform(const Command& command, ConformArgs& args) {
     if (!options->quiet) {
       std::ostringstream line;
       line.precision(1);
-      line << std::fixed << "   done in " << seconds << " s\n";
+      line << std::fixed << "   done in " << seconds << " s ("
+           << (seconds > 0 ? static_cast<double>(run.results.size()) / seconds : 0.0)
+           << " files/s, ";
+      if (run.persistent) {
+        line << "persistent, " << run.adapter_starts << " adapter start"
+             << (run.adapter_starts == 1 ? "" : "s");
+      } else {
+        line << "one process per file";
+      }
+      line << ")\n";
       std::cerr << line.str();
     }
     runs.push_back(std::move(run));
@@ -603,6 +619,7 @@ void add_conform_command(CLI::App& root, Commands& commands) {
   app.add_option("--junit", args->reports.junit);
   app.add_option("--html", args->reports.html);
   app.add_option("--markdown", args->reports.markdown);
+  app.add_flag("--no-persistent", args->no_persistent)->disable_flag_override();
   app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
   command.run = [&command, args] { return run_conform(command, *args); };
   add_conform_report_command(app, commands);

@@ -8,11 +8,8 @@
 # when it leaves an artifact, or when it did not really fuzz (fewer than
 # MIN_RUNS executions). On failure the end of libFuzzer's log and the
 # artifact paths are printed; the full log stays in WORK_DIR/libfuzzer.log.
-foreach(var FUZZER OPTIONS WORK_DIR SECONDS SEEDS)
-  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
-    message(FATAL_ERROR "smoke.cmake: ${var} is not set")
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/script_helpers.cmake)
+stguard_require_variables(smoke.cmake FUZZER OPTIONS WORK_DIR SECONDS SEEDS)
 if(NOT DEFINED MIN_RUNS)
   set(MIN_RUNS 1000)
 endif()
@@ -77,12 +74,7 @@ elseif(runs LESS MIN_RUNS)
   set(problem "only ${runs} executions (expected at least ${MIN_RUNS}): the campaign did not run")
 endif()
 if(problem)
-  string(LENGTH "${log}" log_len)
-  set(tail_start 0)
-  if(log_len GREATER 6000)
-    math(EXPR tail_start "${log_len} - 6000")
-  endif()
-  string(SUBSTRING "${log}" ${tail_start} -1 log_tail)
+  stguard_text_tail(log_tail "${log}" 6000)
   string(REPLACE ";" "\n  " artifact_list "${artifacts}")
   message(FATAL_ERROR "${name}: ${problem}\n"
     "artifacts:\n  ${artifact_list}\n"

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "base/file_io.h"
 #include "conformance/runner/cleanup.h"
@@ -60,11 +61,12 @@ struct Pipe {
 
 // In the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void exec_child(const char* executable, char* const* argv, char* const* envp,
-                             const char* working_dir, int stdout_fd, int stderr_fd, int error_fd,
-                             std::uint64_t address_space_bytes) {
+                             const char* working_dir, int stdin_fd, int stdout_fd, int stderr_fd,
+                             int error_fd, std::uint64_t address_space_bytes) {
   ::setpgid(0, 0);
-  int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  // stdin: the persistent mode's pipe of paths, else /dev/null.
+  int input_fd = stdin_fd >= 0 ? stdin_fd : ::open("/dev/null", O_RDONLY);
+  if (input_fd >= 0) ::dup2(input_fd, STDIN_FILENO);
   ::dup2(stdout_fd, STDOUT_FILENO);
   ::dup2(stderr_fd, STDERR_FILENO);
   struct rlimit no_core {
@@ -145,25 +147,18 @@ std::optional<std::filesystem::path> resolve_executable(const std::string& word,
   return std::nullopt;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::filesystem::path& working_dir, const ProcessLimits& limits) {
-  ProcessResult result;
-  const Clock::time_point start = Clock::now();
-  auto elapsed_ms = [&] {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  };
+SpawnedAdapter spawn_adapter(const std::vector<std::string>& argv,
+                             const std::filesystem::path& working_dir, const ProcessLimits& limits,
+                             bool with_stdin) {
+  SpawnedAdapter adapter;
   if (argv.empty()) {
-    result.spawn_error = "empty command";
-    return result;
+    adapter.spawn_error = "empty command";
+    return adapter;
   }
   std::optional<std::filesystem::path> executable = resolve_executable(argv[0], working_dir);
   if (!executable) {
-    result.spawn_error = "command not found: " + argv[0];
-    return result;
-  }
-  if (stop_signal() != 0) {
-    result.status = ProcessResult::Status::kInterrupted;
-    return result;
+    adapter.spawn_error = "command not found: " + argv[0];
+    return adapter;
   }
   // Orphans of the adapter come back to this process, to be killed.
   become_subreaper();
@@ -177,8 +172,8 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   arg_pointers.push_back(nullptr);
   // The environment: the token first (its descendants inherit it), then
   // ours without any token of our own.
-  const std::string token = new_adapter_token();
-  std::vector<std::string> env = {std::string(kTokenVariable) + "=" + token};
+  adapter.token = new_adapter_token();
+  std::vector<std::string> env = {std::string(kTokenVariable) + "=" + adapter.token};
   const std::string token_prefix = std::string(kTokenVariable) + "=";
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     if (std::string_view(*e).substr(0, token_prefix.size()) != token_prefix) env.emplace_back(*e);
@@ -188,28 +183,29 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   for (std::string& entry : env) env_pointers.push_back(entry.data());
   env_pointers.push_back(nullptr);
 
+  Pipe in;
   Pipe out;
   Pipe err;
   Pipe exec_error;
-  if (!out.open() || !err.open() || !exec_error.open()) {
-    result.spawn_error = std::string("pipe: ") + std::strerror(errno);
-    return result;
+  if ((with_stdin && !in.open()) || !out.open() || !err.open() || !exec_error.open()) {
+    adapter.spawn_error = std::string("pipe: ") + std::strerror(errno);
+    return adapter;
   }
-  AdapterRegistration registration;
-  const pid_t pid = registration.fork_registered(token);
+  adapter.registration = std::make_unique<AdapterRegistration>();
+  const pid_t pid = adapter.registration->fork_registered(adapter.token);
   if (pid < 0) {
-    result.spawn_error = std::string("fork: ") + std::strerror(errno);
-    return result;
+    adapter.spawn_error = std::string("fork: ") + std::strerror(errno);
+    return adapter;
   }
   if (pid == 0) {
     exec_child(executable_text.c_str(), arg_pointers.data(), env_pointers.data(),
-               working_dir_text.c_str(), out.write_end, err.write_end, exec_error.write_end,
-               limits.address_space_bytes);
+               working_dir_text.c_str(), in.read_end, out.write_end, err.write_end,
+               exec_error.write_end, limits.address_space_bytes);
   }
-  result.pid = pid;
   // Also from the parent, so the group exists before any kill(-pid) below
   // (EACCES once the child has exec'd is harmless: it did it itself).
   ::setpgid(pid, pid);
+  close_fd(in.read_end);
   close_fd(out.write_end);
   close_fd(err.write_end);
   close_fd(exec_error.write_end);
@@ -221,14 +217,67 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   } while (got < 0 && errno == EINTR);
   if (got == static_cast<ssize_t>(sizeof exec_errno)) {
     ::waitpid(pid, nullptr, 0);
-    result.spawn_error = "cannot run " + executable_text + ": " + std::strerror(exec_errno);
+    adapter.spawn_error = "cannot run " + executable_text + ": " + std::strerror(exec_errno);
+    return adapter;
+  }
+  adapter.pid = pid;
+  adapter.stdin_write = base::UniqueFd(std::exchange(in.write_end, -1));
+  adapter.stdout_read = base::UniqueFd(std::exchange(out.read_end, -1));
+  adapter.stderr_read = base::UniqueFd(std::exchange(err.read_end, -1));
+  // Readable when the child exits (Linux 5.3+); without it, waits look
+  // every few milliseconds.
+  adapter.exit_fd = base::UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  return adapter;
+}
+
+bool adapter_exited(const SpawnedAdapter& adapter) {
+  // WNOWAIT: the exited child stays a zombie, so its pid (the process
+  // group id) cannot be reused before the group is killed.
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(adapter.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == adapter.pid;
+}
+
+int reap_adapter(SpawnedAdapter& adapter, std::size_t* leftovers) {
+  const std::size_t killed = kill_leftovers(adapter.pid, adapter.token);
+  if (leftovers != nullptr) *leftovers = killed;
+  int wait_status = 0;
+  while (::waitpid(adapter.pid, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  adapter.stdin_write.reset();
+  adapter.stdout_read.reset();
+  adapter.stderr_read.reset();
+  adapter.exit_fd.reset();
+  adapter.registration.reset();
+  adapter.pid = 0;
+  return wait_status;
+}
+
+bool drain_output(int fd, std::string& sink, std::size_t cap, bool keep_tail, bool& truncated) {
+  return drain(fd, sink, cap, keep_tail, truncated);
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::filesystem::path& working_dir, const ProcessLimits& limits) {
+  ProcessResult result;
+  const Clock::time_point start = Clock::now();
+  auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  };
+  if (stop_signal() != 0 && !argv.empty() && resolve_executable(argv[0], working_dir)) {
+    result.status = ProcessResult::Status::kInterrupted;
+    return result;
+  }
+  SpawnedAdapter adapter = spawn_adapter(argv, working_dir, limits, /*with_stdin=*/false);
+  if (adapter.pid == 0) {
+    result.spawn_error = adapter.spawn_error;
     result.wall_ms = elapsed_ms();
     return result;
   }
+  result.pid = adapter.pid;
+  const int out_fd = adapter.stdout_read.get();
+  const int err_fd = adapter.stderr_read.get();
 
-  // Readable when the child exits (Linux 5.3+); without it, the wait looks
-  // every few milliseconds.
-  base::UniqueFd exit_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   const Clock::time_point deadline = start + limits.timeout;
   Clock::time_point grace_end = Clock::time_point::max();
   bool stdout_open = true;
@@ -242,15 +291,9 @@ ProcessResult run_process(const std::vector<std::string>& argv,
       interrupted = true;
       break;
     }
-    if (!exited) {
-      // WNOWAIT: the exited child stays a zombie, so its pid (the process
-      // group id) cannot be reused before the group is killed below.
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-          info.si_pid == pid) {
-        exited = true;
-        grace_end = Clock::now() + kPipeGrace;
-      }
+    if (!exited && adapter_exited(adapter)) {
+      exited = true;
+      grace_end = Clock::now() + kPipeGrace;
     }
     if (exited && !stdout_open && !stderr_open) break;
     const Clock::time_point now = Clock::now();
@@ -264,12 +307,12 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     }
     std::array<pollfd, 4> fds{};
     nfds_t count = 0;
-    if (stdout_open) fds[count++] = {out.read_end, POLLIN, 0};
-    if (stderr_open) fds[count++] = {err.read_end, POLLIN, 0};
-    if (!exited && exit_fd) fds[count++] = {exit_fd.get(), POLLIN, 0};
+    if (stdout_open) fds[count++] = {out_fd, POLLIN, 0};
+    if (stderr_open) fds[count++] = {err_fd, POLLIN, 0};
+    if (!exited && adapter.exit_fd) fds[count++] = {adapter.exit_fd.get(), POLLIN, 0};
     if (stop_fd() >= 0) fds[count++] = {stop_fd(), POLLIN, 0};
     auto wait = std::chrono::ceil<std::chrono::milliseconds>((exited ? grace_end : deadline) - now);
-    if (!exited && !exit_fd) wait = std::min(wait, std::chrono::milliseconds(5));
+    if (!exited && !adapter.exit_fd) wait = std::min(wait, std::chrono::milliseconds(5));
     const int ready = ::poll(fds.data(), count, static_cast<int>(wait.count()));
     if (ready < 0) {
       if (errno == EINTR) continue;
@@ -278,35 +321,39 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     }
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
-      if (fds[i].fd == out.read_end) {
-        stdout_open = drain(out.read_end, result.stdout_text, limits.max_stdout_bytes, false,
+      if (fds[i].fd == out_fd) {
+        stdout_open = drain(out_fd, result.stdout_text, limits.max_stdout_bytes, false,
                             result.stdout_truncated);
-      } else if (fds[i].fd == err.read_end) {
-        stderr_open = drain(err.read_end, result.stderr_tail, limits.max_stderr_bytes, true,
-                            stderr_truncated);
+      } else if (fds[i].fd == err_fd) {
+        stderr_open =
+            drain(err_fd, result.stderr_tail, limits.max_stderr_bytes, true, stderr_truncated);
       }
     }
   }
   // Whatever happened, nothing of the reader outlives its run: the whole
   // process group goes, and so do descendants that left it.
-  const std::size_t leftovers = kill_leftovers(pid, token);
+  std::size_t leftovers = 0;
+  const int wait_status = reap_adapter(adapter, &leftovers);
   if (exited && !interrupted) result.leftover_processes = leftovers;
-  int wait_status = 0;
-  while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
-  }
   result.wall_ms = elapsed_ms();
   if (interrupted) {
     result.status = ProcessResult::Status::kInterrupted;
   } else if (timed_out) {
     result.status = ProcessResult::Status::kTimedOut;
-  } else if (WIFSIGNALED(wait_status)) {
+  } else {
+    set_exit_status(result, wait_status);
+  }
+  return result;
+}
+
+void set_exit_status(ProcessResult& result, int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
     result.status = ProcessResult::Status::kSignaled;
     result.term_signal = WTERMSIG(wait_status);
   } else {
     result.status = ProcessResult::Status::kExited;
     result.exit_code = WEXITSTATUS(wait_status);
   }
-  return result;
 }
 
 std::string signal_name(int signal_number) {

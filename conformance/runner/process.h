@@ -16,9 +16,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "base/file_io.h"
+#include "conformance/runner/cleanup.h"
 
 namespace stguard::conformance {
 
@@ -71,6 +75,43 @@ std::optional<std::filesystem::path> resolve_executable(const std::string& word,
 // from several threads).
 ProcessResult run_process(const std::vector<std::string>& argv,
                           const std::filesystem::path& working_dir, const ProcessLimits& limits);
+
+// An adapter process started under ProcessLimits (its own process group,
+// RLIMIT_AS, no core dumps, the cleanup token) whose pipes the caller drives:
+// run_process() reads one answer and waits for the exit; PersistentReader
+// (persistent.h) writes paths to stdin and reads an answer line per path.
+struct SpawnedAdapter {
+  int pid = 0;  // 0: not started, spawn_error says why
+  std::string token;
+  std::string spawn_error;
+  std::unique_ptr<AdapterRegistration> registration;
+  base::UniqueFd stdin_write;  // only when spawned with_stdin; else stdin is /dev/null
+  base::UniqueFd stdout_read;
+  base::UniqueFd stderr_read;
+  base::UniqueFd exit_fd;  // a pidfd, readable once the child exited (may be absent)
+};
+
+// Starts argv (argv[0] resolved with resolve_executable) in `working_dir`.
+SpawnedAdapter spawn_adapter(const std::vector<std::string>& argv,
+                             const std::filesystem::path& working_dir, const ProcessLimits& limits,
+                             bool with_stdin);
+
+// True once the spawned adapter's main process exited (it stays a zombie so
+// its pid, the process group id, cannot be reused before reap_adapter).
+bool adapter_exited(const SpawnedAdapter& adapter);
+
+// Kills the adapter's process group and every descendant it left
+// (kill_leftovers), reaps the main process and returns its wait status;
+// `leftovers` (optional) gets how many processes were killed.
+int reap_adapter(SpawnedAdapter& adapter, std::size_t* leftovers);
+
+// Reads what is available on `fd` into `sink`: up to `cap` bytes kept (the
+// first ones, or with keep_tail the last ones), the rest read and dropped
+// with `truncated` set. False at end-of-file or on a read error.
+bool drain_output(int fd, std::string& sink, std::size_t cap, bool keep_tail, bool& truncated);
+
+// Sets status, exit_code / term_signal from a waitpid status.
+void set_exit_status(ProcessResult& result, int wait_status);
 
 // "SIGSEGV" for 11, "signal 77" for unknown numbers.
 std::string signal_name(int signal_number);

@@ -127,7 +127,8 @@ std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
   std::string problem;
   if (!read_words(object, "command", true, spec.command, &problem) ||
       !read_words(object, "version_command", false, spec.version_command, &problem) ||
-      !read_words(object, "setup", false, spec.setup, &problem)) {
+      !read_words(object, "setup", false, spec.setup, &problem) ||
+      !read_words(object, "persistent_command", false, spec.persistent_command, &problem)) {
     *error = path.string() + ": " + problem;
     return std::nullopt;
   }
@@ -143,10 +144,15 @@ std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
     *error = path.string() + ": \"mode\" must be \"json\" or \"plain\"";
     return std::nullopt;
   }
+  if (spec.mode == AdapterMode::kPlain && !spec.persistent_command.empty()) {
+    *error = path.string() + ": \"persistent_command\" needs \"mode\": \"json\"";
+    return std::nullopt;
+  }
   spec.runs_self = !spec.command.empty() && spec.command.front() == kSelfPlaceholder;
   substitute_self(spec.command, self_executable);
   substitute_self(spec.version_command, self_executable);
   substitute_self(spec.setup, self_executable);
+  substitute_self(spec.persistent_command, self_executable);
   spec.working_dir = std::filesystem::absolute(dir);
   return spec;
 }

@@ -7,7 +7,11 @@
 //    "command": ["node", "adapter.mjs"],
 //    "version_command": ["node", "adapter.mjs", "--version"],
 //    "setup": ["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"],
-//    "mode": "json"}
+//    "mode": "json",
+//    "persistent_command": ["node", "adapter.mjs", "--persistent"]}
+//
+// A reader with a "persistent_command" (JSON mode only) can answer many
+// files from one process (persistent.h); conform uses it unless told not to.
 //
 // Commands run in the reader's directory. The word "${STGUARD}" stands for
 // the running stguard executable, so stguard's own adapters need no path.
@@ -33,6 +37,8 @@ struct ReaderSpec {
   std::vector<std::string> command;          // the case file's absolute path is appended
   std::vector<std::string> version_command;  // empty: no version known
   std::vector<std::string> setup;            // empty: nothing to set up
+  // Reads paths on stdin, answers one line each (persistent.h); empty: none.
+  std::vector<std::string> persistent_command;
   AdapterMode mode = AdapterMode::kJson;
   std::filesystem::path working_dir;
   bool runs_self = false;  // the command runs "${STGUARD}", the running executable

@@ -93,6 +93,11 @@ struct ReaderRun {
   // cases that finished, out of `cases_planned`; every report says so.
   bool interrupted = false;
   std::size_t cases_planned = 0;  // cases the run was given; results.size() when complete
+  // Answered by persistent adapters (persistent.h); `command` is then the
+  // persistent command, and adapter_starts counts the processes started
+  // (one per job, plus one per restart after a crash, hang or bad answer).
+  bool persistent = false;
+  std::size_t adapter_starts = 0;
 };
 
 // A run fails (exit 1) when any result fails and is not an expected failure.

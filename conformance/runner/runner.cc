@@ -2,11 +2,13 @@
 #include "conformance/runner/runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 
 #include "base/parallel.h"
 #include "conformance/runner/cleanup.h"
 #include "conformance/runner/grade.h"
+#include "conformance/runner/persistent.h"
 
 namespace stguard::conformance {
 
@@ -68,22 +70,43 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
   std::mutex report_mutex;
   std::size_t done = 0;
-  base::parallel_for_each(cases.size(), {.jobs = options.jobs}, [&](std::size_t index) {
-    // After a stop request no case starts, and none that was cut short is
-    // graded: the run is incomplete and says so.
-    if (stop_signal() != 0) return;
-    const Case& c = cases[index];
-    std::vector<std::string> argv = spec.command;
-    argv.push_back((corpus / c.file).string());
-    ProcessResult process = run_process(argv, spec.working_dir, options.limits);
+  // Grades one finished run; false for one cut short by a stop request
+  // (not graded: the run is incomplete and says so).
+  const auto record = [&](std::size_t index, const ProcessResult& process) {
     if (process.status == ProcessResult::Status::kInterrupted) return;
-    CaseResult result = grade_case(c, spec.mode, process, options.limits);
+    CaseResult result = grade_case(cases[index], spec.mode, process, options.limits);
     if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
     const std::lock_guard<std::mutex> lock(report_mutex);
     run.results[index] = std::move(result);
     ++done;
     if (options.on_result) options.on_result(run.results[index], done, cases.size());
-  });
+  };
+  const bool persistent =
+      options.persistent && spec.mode == AdapterMode::kJson && !spec.persistent_command.empty();
+  if (persistent) {
+    run.command = command_text(spec.persistent_command);
+    run.persistent = true;
+    // `jobs` adapters, each taking the next case as soon as it answered.
+    const unsigned workers = base::effective_jobs(options.jobs, cases.size());
+    std::atomic<std::size_t> next{0};
+    base::parallel_for_each(workers, {.jobs = workers}, [&](std::size_t) {
+      PersistentReader reader(spec.persistent_command, spec.working_dir, options.limits);
+      for (std::size_t index = next++; index < cases.size(); index = next++) {
+        if (stop_signal() != 0) return;
+        record(index, reader.answer(corpus / cases[index].file));
+      }
+      const std::lock_guard<std::mutex> lock(report_mutex);
+      run.adapter_starts += reader.starts();
+    });
+  } else {
+    base::parallel_for_each(cases.size(), {.jobs = options.jobs}, [&](std::size_t index) {
+      // After a stop request no case starts.
+      if (stop_signal() != 0) return;
+      std::vector<std::string> argv = spec.command;
+      argv.push_back((corpus / cases[index].file).string());
+      record(index, run_process(argv, spec.working_dir, options.limits));
+    });
+  }
   if (stop_signal() != 0) {
     run.interrupted = true;
     std::erase_if(run.results, [](const CaseResult& r) { return r.case_id.empty(); });

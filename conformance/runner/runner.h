@@ -5,8 +5,9 @@
 //   ReaderRun run = run_reader(spec, corpus_dir, manifest.cases, options);
 //
 // Each case is one adapter process under ProcessLimits (process.h), run
-// `jobs` at a time; results come back sorted by case id whatever the
-// finishing order, so reports are deterministic.
+// `jobs` at a time, or, for a reader with a persistent command, one of
+// `jobs` persistent adapters (persistent.h) answers it; results come back sorted by case id
+// whatever the finishing order, so reports are deterministic.
 #ifndef STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
 #define STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
 
@@ -28,6 +29,9 @@ struct RunOptions {
   ProcessLimits limits;
   unsigned jobs = 1;                           // adapter processes at a time; 0: one per core
   const Expectations* expectations = nullptr;  // optional
+  // Use the reader's persistent command when it has one; false: one
+  // process per case whatever the reader declares (--no-persistent).
+  bool persistent = true;
   // Called after each case (from worker threads, serialised by the runner).
   std::function<void(const CaseResult&, std::size_t done, std::size_t total)> on_result;
 };

@@ -2,13 +2,22 @@
 // conformance runner (runner_test.cc) rather than any parser.
 //
 //   stguard_fake_reader MODE FILE
+//   stguard_fake_reader --persistent MODE     (paths on stdin, one per line)
 //
 // MODE: oracle (answers what the manifest expects: a perfect reader),
 // accept (accepts everything, reports no tensors), reject, crash (SIGSEGV),
 // hang (sleeps, and so does a child it forks), garbage (not JSON), wrong-hash
 // (the expected tensors with one byte of one hash changed), huge-alloc
 // (touches memory until the address-space limit stops it), exit3, flood
-// (20 MiB on stdout), plain-accept / plain-reject (exit 0 / 1, no output).
+// (20 MiB on stdout), plain-accept / plain-reject (exit 0 / 1, no output),
+// two-lines (the oracle's answer twice, in one write), and
+// mixed:MODE=PART,MODE=PART,... (MODE on files whose path contains PART,
+// the oracle on all others), which lets one persistent process crash, hang
+// or misanswer on chosen files only.
+//
+// With --persistent, the persistent adapter mode (docs/adapter-protocol.md):
+// each line of stdin is a FILE, answered by one write ending in a newline;
+// a mode that would exit with a non-zero status ends the process so.
 //
 // The oracle and wrong-hash modes find the manifest by walking up from FILE
 // to the directory holding manifest.json.
@@ -19,6 +28,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +38,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -54,7 +65,18 @@ json find_case(const fs::path& file) {
   return nullptr;
 }
 
-int answer_from_manifest(const fs::path& file, bool corrupt_hash) {
+// Writes `text` with one write() call (the persistent mode's framing: a
+// line written in pieces could be read in pieces).
+void write_out(const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t wrote = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (wrote <= 0) std::exit(5);
+    done += static_cast<std::size_t>(wrote);
+  }
+}
+
+int answer_from_manifest(const fs::path& file, bool corrupt_hash, int copies = 1) {
   json c = find_case(file);
   if (c.is_null()) {
     std::cerr << "fake reader: no manifest case for " << file << "\n";
@@ -72,29 +94,42 @@ int answer_from_manifest(const fs::path& file, bool corrupt_hash) {
     }
     out = {{"verdict", "accept"}, {"tensors", tensors}};
   }
-  std::cout << out.dump() << "\n";
+  std::string text;
+  for (int i = 0; i < copies; ++i) text += out.dump() + "\n";
+  write_out(text);
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: stguard_fake_reader MODE FILE\n";
-    return 2;
+// For mixed:MODE=PART,...: the mode for `file`.
+std::string mixed_mode_for(std::string_view spec, const fs::path& file) {
+  const std::string path = file.string();
+  while (!spec.empty()) {
+    const std::string_view item = spec.substr(0, spec.find(','));
+    spec.remove_prefix(std::min(spec.size(), item.size() + 1));
+    const std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos) continue;
+    if (path.find(item.substr(equals + 1)) != std::string::npos) {
+      return std::string(item.substr(0, equals));
+    }
   }
-  const std::string mode = argv[1];
-  const fs::path file = argv[2];
+  return "oracle";
+}
+
+// Answers `file` in `mode`; returns the exit status the one-file process
+// would have.
+int respond(const std::string& mode, const fs::path& file) {
+  if (mode.rfind("mixed:", 0) == 0) return respond(mixed_mode_for(mode.substr(6), file), file);
   if (mode == "oracle") return answer_from_manifest(file, false);
   if (mode == "wrong-hash") return answer_from_manifest(file, true);
+  if (mode == "two-lines") return answer_from_manifest(file, false, 2);
   if (mode == "accept") {
-    std::cout << R"({"verdict":"accept","tensors":[]})"
-              << "\n";
+    write_out(R"({"verdict":"accept","tensors":[]})"
+              "\n");
     return 0;
   }
   if (mode == "reject") {
-    std::cout << R"({"verdict":"reject","error":"fake reader rejects everything"})"
-              << "\n";
+    write_out(R"({"verdict":"reject","error":"fake reader rejects everything"})"
+              "\n");
     return 0;
   }
   if (mode == "crash") {
@@ -112,7 +147,7 @@ int main(int argc, char** argv) {
     while (true) ::pause();
   }
   if (mode == "garbage") {
-    std::cout << "this is not JSON {\n";
+    write_out("this is not JSON {\n");
     return 0;
   }
   if (mode == "huge-alloc") {
@@ -125,18 +160,36 @@ int main(int argc, char** argv) {
       std::memset(block, 1, 1 << 20);
       blocks.push_back(block);
     }
-    std::cout << R"({"verdict":"reject","error":"allocated 8 GiB without hitting a limit"})"
-              << "\n";
+    write_out(R"({"verdict":"reject","error":"allocated 8 GiB without hitting a limit"})"
+              "\n");
     return 0;
   }
   if (mode == "exit3") return 3;
   if (mode == "flood") {
     std::string chunk(1 << 20, 'x');
-    for (int i = 0; i < 20; ++i) std::cout << chunk;
+    for (int i = 0; i < 20; ++i) write_out(chunk);
     return 0;
   }
   if (mode == "plain-accept") return 0;
   if (mode == "plain-reject") return 1;
   std::cerr << "fake reader: unknown mode " << mode << "\n";
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "--persistent") {
+    const std::string mode = argv[2];
+    for (std::string line; std::getline(std::cin, line);) {
+      const int status = respond(mode, line);
+      if (status != 0) return status;
+    }
+    return 0;
+  }
+  if (argc != 3) {
+    std::cerr << "usage: stguard_fake_reader MODE FILE | --persistent MODE\n";
+    return 2;
+  }
+  return respond(argv[1], argv[2]);
 }

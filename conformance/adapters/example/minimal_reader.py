@@ -7,6 +7,14 @@ Everything below the line is the adapter: about fifteen lines.
 
     stguard conform --adapter "python3 conformance/adapters/example/minimal_reader.py" \
         --name python-minimal --html /tmp/matrix.html
+
+With --persistent it answers every path read from stdin, one line each
+(docs/adapter-protocol.md, "Persistent mode"). A reader directory whose
+reader.json says
+    "command": ["python3", "minimal_reader.py"],
+    "persistent_command": ["python3", "minimal_reader.py", "--persistent"]
+makes `stguard conform --reader DIR` start Python once per job instead of
+once per file.
 """
 import hashlib
 import json
@@ -28,16 +36,24 @@ def read_safetensors(path):
 
 
 # ---- the adapter ----------------------------------------------------------
-def main():
+def answer(path):
     try:
-        tensors = read_safetensors(sys.argv[1])
+        tensors = read_safetensors(path)
     except Exception as error:  # whatever the reader raises is a rejection
-        print(json.dumps({"verdict": "reject", "error": f"{type(error).__name__}: {error}"}))
-        return
-    print(json.dumps({"verdict": "accept", "tensors": [
+        return {"verdict": "reject", "error": f"{type(error).__name__}: {error}"}
+    return {"verdict": "accept", "tensors": [
         {"name": name, "dtype": dtype, "shape": shape, "data_offsets": list(offsets),
          "sha256": hashlib.sha256(data).hexdigest()}
-        for name, (dtype, shape, offsets, data) in tensors.items()]}))
+        for name, (dtype, shape, offsets, data) in tensors.items()]}
+
+
+def main():
+    if sys.argv[1:] == ["--persistent"]:
+        for line in sys.stdin:
+            # flush: the runner waits for each line before sending the next path.
+            print(json.dumps(answer(line.rstrip("\n"))), flush=True)
+        return
+    print(json.dumps(answer(sys.argv[1])))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 // this adapter adds no checks of its own (see README.md).
 //
 //   node adapter.mjs FILE       one JSON line: {"verdict", "error"|"tensors"}
+//   node adapter.mjs --persistent  the same for each path read from stdin
 //   node adapter.mjs --version  "@huggingface/hub@<installed version>"
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";

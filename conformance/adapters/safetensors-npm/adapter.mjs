@@ -5,6 +5,7 @@
 // README.md).
 //
 //   node adapter.mjs FILE       one JSON line: {"verdict", "error"|"tensors"}
+//   node adapter.mjs --persistent  the same for each path read from stdin
 //   node adapter.mjs --version  "safetensors@<installed version>"
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
