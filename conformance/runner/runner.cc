@@ -56,6 +56,16 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
   return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
 }
 
+CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
+                         const ProcessLimits& limits, bool* interrupted) {
+  std::vector<std::string> argv = spec.command;
+  argv.push_back(file.string());
+  const ProcessResult process = run_process(argv, spec.working_dir, limits);
+  *interrupted = process.status == ProcessResult::Status::kInterrupted;
+  if (*interrupted) return {};
+  return grade_case(c, spec.mode, process, limits);
+}
+
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options) {
   ReaderRun run;
@@ -73,11 +83,9 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
     // graded: the run is incomplete and says so.
     if (stop_signal() != 0) return;
     const Case& c = cases[index];
-    std::vector<std::string> argv = spec.command;
-    argv.push_back((corpus / c.file).string());
-    ProcessResult process = run_process(argv, spec.working_dir, options.limits);
-    if (process.status == ProcessResult::Status::kInterrupted) return;
-    CaseResult result = grade_case(c, spec.mode, process, options.limits);
+    bool interrupted = false;
+    CaseResult result = run_and_grade(spec, c, corpus / c.file, options.limits, &interrupted);
+    if (interrupted) return;
     if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
     const std::lock_guard<std::mutex> lock(report_mutex);
     run.results[index] = std::move(result);
