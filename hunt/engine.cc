@@ -84,16 +84,21 @@ std::vector<std::uint8_t> make_candidate(const SeedPool& pool, std::uint64_t see
                                          std::uint64_t run, bool from_valid) {
   std::mt19937_64 rng = run_rng(seed, run);
   const auto mutation_seed = [&rng]() { return static_cast<unsigned>(rng()); };
+  // One edit in five is a layout edit (mutate_layout), the rest token-level.
+  const auto edit = [&](std::span<const std::uint8_t> file) {
+    return rng() % 5 == 0 ? mutate::mutate_layout(file, mutation_seed())
+                          : mutate::mutate_copy(file, mutation_seed());
+  };
   if (from_valid) {
     if (pool.valid.empty()) return {};
-    return mutate::mutate_copy(pool.valid[rng() % pool.valid.size()], mutation_seed());
+    return edit(pool.valid[rng() % pool.valid.size()]);
   }
   if (rng() % 10 < 3 || pool.all.empty()) {
     return mutate::generate_structured(random_choices(rng)).bytes;
   }
   std::vector<std::uint8_t> file = pool.all[rng() % pool.all.size()];
   const std::uint64_t edits = 1 + rng() % 3;
-  for (std::uint64_t e = 0; e < edits; ++e) file = mutate::mutate_copy(file, mutation_seed());
+  for (std::uint64_t e = 0; e < edits; ++e) file = edit(file);
   return file;
 }
 

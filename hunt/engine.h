@@ -67,8 +67,9 @@ inline constexpr std::size_t kMaxSeedBytes = 64 << 10;
 SeedPool make_seed_pool(std::vector<std::vector<std::uint8_t>> corpus_files, std::uint64_t seed);
 
 // Run `run`'s file. Default mode: 3 in 10 from the structured generator
-// (random choices), the rest a pool file with one to three token-level
-// mutations. from_valid: a valid pool file with exactly one mutation.
+// (random choices), the rest a pool file with one to three edits, each a
+// token-level mutation or (1 in 5) a layout edit. from_valid: a valid pool
+// file with exactly one edit.
 std::vector<std::uint8_t> make_candidate(const SeedPool& pool, std::uint64_t seed,
                                          std::uint64_t run, bool from_valid);
 

@@ -301,6 +301,71 @@ std::size_t generic(std::uint8_t* data, std::size_t size, std::size_t max_size, 
   return size;
 }
 
+// Layout edits (mutate_layout only; the fuzz harness's mutator does not use
+// them, so its behaviour for a given input stays as it was).
+
+// A copy of a tensor entry under a new name ("a" -> "a_"), inserted before
+// it: the same range claimed twice, with a matching size.
+bool alias_member(Buffer& b, Rng& rng) {
+  const std::size_t q = find_key(b, rng);
+  if (q == kNpos) return false;
+  const std::size_t end = member_end(b, q);
+  if (end == kNpos) return false;
+  const std::size_t key_end = value_end(b, q);  // one past the key's closing quote
+  if (key_end < q + 2 || key_end + 1 >= b.header_end() || b.data[key_end - 1] != '"' ||
+      b.data[key_end] != ':' || b.data[key_end + 1] != '{') {
+    return false;  // not "name":{...}
+  }
+  const std::size_t len = end - q;
+  if (len + 2 > b.room()) return false;
+  // Room for the copy, its renaming '_' and a comma, before the member.
+  std::memmove(b.data + q + len + 2, b.data + q, b.size - q);
+  const std::size_t name_len = key_end - 1 - q;  // the opening quote and the name
+  std::memmove(b.data + q, b.data + q + len + 2, name_len);
+  b.data[q + name_len] = '_';
+  std::memmove(b.data + q + name_len + 1, b.data + q + len + 2 + name_len, len - name_len);
+  b.data[q + len + 1] = ',';
+  b.size += len + 2;
+  b.n += len + 2;
+  return true;
+}
+
+// Both data offsets of one tensor moved by the same amount: its size still
+// matches its dtype and shape, but it now overlaps a neighbour or leaves a gap.
+bool shift_range(Buffer& b, Rng& rng) {
+  const std::size_t field = find_from(b, random_header_pos(b, rng), "\"data_offsets\":[");
+  if (field == kNpos) return false;
+  const std::size_t begin_at = field + std::strlen("\"data_offsets\":[");
+  std::size_t begin_stop = begin_at;
+  std::uint64_t begin = 0;
+  while (begin_stop < b.header_end() && is_digit(b.data[begin_stop]) && begin_stop - begin_at < 19) {
+    begin = begin * 10 + (b.data[begin_stop] - '0');
+    ++begin_stop;
+  }
+  if (begin_stop == begin_at || begin_stop >= b.header_end() || b.data[begin_stop] != ',') {
+    return false;
+  }
+  const std::size_t end_at = begin_stop + 1;
+  std::size_t end_stop = end_at;
+  std::uint64_t end = 0;
+  while (end_stop < b.header_end() && is_digit(b.data[end_stop]) && end_stop - end_at < 19) {
+    end = end * 10 + (b.data[end_stop] - '0');
+    ++end_stop;
+  }
+  if (end_stop == end_at) return false;
+  static constexpr std::uint64_t kDeltas[] = {1, 2, 4, 8};
+  const std::uint64_t delta = kDeltas[pick(rng, std::size(kDeltas))];
+  const bool back = pick(rng, 2) == 0;
+  if (back && begin < delta) return false;
+  const std::uint64_t new_begin = back ? begin - delta : begin + delta;
+  const std::uint64_t new_end = back ? end - delta : end + delta;
+  char text[48];
+  const int len = std::snprintf(text, sizeof text, "%llu,%llu",
+                                static_cast<unsigned long long>(new_begin),
+                                static_cast<unsigned long long>(new_end));
+  return b.replace(begin_at, end_stop - begin_at, text, static_cast<std::size_t>(len));
+}
+
 }  // namespace
 
 std::size_t mutate_tokens(std::uint8_t* data, std::size_t size, std::size_t max_size,
@@ -366,6 +431,21 @@ std::vector<std::uint8_t> mutate_copy(std::span<const std::uint8_t> input, unsig
   std::copy(input.begin(), input.end(), buffer.begin());
   const std::size_t size = mutate_tokens(buffer.data(), input.size(), buffer.size(), seed, nullptr);
   buffer.resize(size);
+  return buffer;
+}
+
+std::vector<std::uint8_t> mutate_layout(std::span<const std::uint8_t> input, unsigned int seed) {
+  Rng rng(seed);
+  std::vector<std::uint8_t> buffer(input.begin(), input.end());
+  if (buffer.size() < 8) return buffer;
+  const std::uint64_t n = load_le64(buffer.data());
+  if (n > buffer.size() - 8) return buffer;
+  const std::size_t room = static_cast<std::size_t>(n) + 64;
+  buffer.resize(buffer.size() + room);
+  Buffer b{buffer.data(), input.size(), buffer.size(), n};
+  const bool done = pick(rng, 2) == 0 ? alias_member(b, rng) : shift_range(b, rng);
+  if (done) b.store_length();
+  buffer.resize(b.size);
   return buffer;
 }
 

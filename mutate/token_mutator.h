@@ -39,6 +39,16 @@ std::size_t mutate_tokens(std::uint8_t* data, std::size_t size, std::size_t max_
 std::vector<std::uint8_t> mutate_copy(std::span<const std::uint8_t> input, unsigned int seed,
                                       std::size_t room = 64);
 
+// One layout edit on a copy of `input` (a file whose prefix fits it;
+// anything else comes back unchanged): a tensor entry copied under a new
+// name (the same range claimed twice, sizes matching), or both data offsets
+// of one tensor moved by the same amount (an overlap with a neighbour, or a
+// gap). Files with such a single fault are what finds a reader that skips
+// the overlap check; the token-level edits rarely make one, since a
+// changed offset usually breaks the size first. Not part of mutate_tokens,
+// so the fuzz harness's mutator is unchanged.
+std::vector<std::uint8_t> mutate_layout(std::span<const std::uint8_t> input, unsigned int seed);
+
 }  // namespace stguard::mutate
 
 #endif  // STGUARD_MUTATE_TOKEN_MUTATOR_H_

@@ -50,7 +50,7 @@ std::optional<nlohmann::json> overlap_bucket(const fs::path& out) {
 TEST(HuntEndToEnd, FindsPromotesAndGradesThePlantedOverlapBug) {
   const TempDir dir;
   const fs::path out = dir.path() / "hunt";
-  const CliRun run = hunt(out, "400");
+  const CliRun run = hunt(out, "200");
   ASSERT_EQ(run.exit_code, 1) << run.err;  // divergences found
   const std::optional<nlohmann::json> overlap = overlap_bucket(out);
   ASSERT_TRUE(overlap) << read_text(out / "findings.jsonl");
@@ -63,7 +63,7 @@ TEST(HuntEndToEnd, FindsPromotesAndGradesThePlantedOverlapBug) {
 
   // The same seed and --runs: the same findings, byte for byte.
   const fs::path again = dir.path() / "again";
-  ASSERT_EQ(hunt(again, "400").exit_code, 1);
+  ASSERT_EQ(hunt(again, "200").exit_code, 1);
   EXPECT_EQ(read_text(out / "findings.jsonl"), read_text(again / "findings.jsonl"));
   EXPECT_EQ(read_text(out / "cases.txt"), read_text(again / "cases.txt"));
 

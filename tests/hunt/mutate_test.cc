@@ -60,4 +60,22 @@ TEST(HuntMutate, TokenMutationsAreDeterministicAndKeepThePrefixInStep) {
   EXPECT_GT(changed, 150);
 }
 
+TEST(HuntMutate, LayoutEditsMakeOverlapsWithMatchingSizes) {
+  const std::vector<std::uint8_t> file =
+      stguard_test::FileBuilder(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[4],"data_offsets":[8,12]}})")
+          .data_size(12)
+          .build();
+  int overlaps = 0;
+  for (unsigned seed = 1; seed <= 100; ++seed) {
+    const std::vector<std::uint8_t> a = stguard::mutate::mutate_layout(file, seed);
+    EXPECT_EQ(a, stguard::mutate::mutate_layout(file, seed));
+    ASSERT_GE(a.size(), 8u);
+    EXPECT_EQ(stguard_test::load_u64_le(a), a.size() - 8 - 12);
+    const stguard::Result<stguard::Header> r = stguard::parse(a);
+    if (!r && r.error().reason == stguard::Reason::kOffsetOverlap) ++overlaps;
+  }
+  EXPECT_GT(overlaps, 20);
+}
+
 }  // namespace
