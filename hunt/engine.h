@@ -99,7 +99,7 @@ struct HuntResult {
   std::uint64_t divergences = 0;
   double generate_seconds = 0;
   double minimise_seconds = 0;
-  std::size_t minimise_tests = 0;
+  std::size_t minimise_tests = 0;  // reader runs while minimising
   bool stopped = false;  // a stop request ended it (files not minimised)
   std::vector<Bucket> buckets;  // in the order found, files minimised
 };
