@@ -125,7 +125,7 @@ std::vector<std::string> header_tokens(std::string_view header) {
     const char c = header[i];
     std::size_t end = i + 1;
     if (c == '"') {
-      while (end < header.size() && header[end] != '"') end += header[end] == '\\' ? 2 : 1;
+      while (end < header.size() && header[end] != '"') end += header[end] == '\\' ? 2u : 1u;
       end = std::min(end + 1, header.size());
     } else if (is_blank(c)) {
       while (end < header.size() && is_blank(header[end])) ++end;
