@@ -32,6 +32,7 @@
 #include "conformance/runner/runner.h"
 #include "conformance/runner/selection.h"
 #include "data_dir.h"
+#include "reader_args.h"
 
 namespace stguard::cli {
 namespace {
@@ -212,31 +213,10 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
     *error = "no reader: give --adapter CMD, --reader DIR|NAME or --all-readers";
     return std::nullopt;
   }
-  if (args.jobs) {
-    const std::optional<std::uint64_t> jobs = base::parse_u64(*args.jobs);
-    if (!jobs || *jobs == 0 || *jobs > 256) {
-      *error = "--jobs needs a number from 1 to 256, got '" + *args.jobs + "'";
-      return std::nullopt;
-    }
-    options.jobs = static_cast<unsigned>(*jobs);
-  }
-  if (args.timeout) {
-    const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(*args.timeout, 3);
-    if (!ms || *ms == 0 || *ms > 86'400'000) {
-      *error = "--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" +
-               *args.timeout + "'";
-      return std::nullopt;
-    }
-    options.timeout = std::chrono::milliseconds(*ms);
-  }
-  if (args.memory_mb) {
-    const std::optional<std::uint64_t> mb = base::parse_u64(*args.memory_mb);
-    if (!mb || *mb > (std::uint64_t{1} << 30)) {
-      *error = "--memory-mb needs a number from 0 (no limit) to 1073741824, got '" +
-               *args.memory_mb + "'";
-      return std::nullopt;
-    }
-    options.memory_mb = *mb;
+  if (args.jobs && !parse_jobs(*args.jobs, &options.jobs, error)) return std::nullopt;
+  if (args.timeout && !parse_timeout(*args.timeout, &options.timeout, error)) return std::nullopt;
+  if (args.memory_mb && !parse_memory_mb(*args.memory_mb, &options.memory_mb, error)) {
+    return std::nullopt;
   }
   if (args.expectations) options.expectations = *args.expectations;
   if (args.write_expectations) options.write_expectations = *args.write_expectations;
@@ -264,59 +244,6 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
   options.corpus = args.corpus ? fs::path(*args.corpus) : data->corpus();
   if (data) options.adapters = data->adapters();
   return options;
-}
-
-// A --reader value: a reader directory, or the name of a bundled reader.
-std::optional<fs::path> reader_dir(const std::string& value, const fs::path& adapters,
-                                   std::string* error) {
-  std::error_code ec;
-  if (fs::is_regular_file(fs::path(value) / "reader.json", ec)) return fs::path(value);
-  if (!adapters.empty() && value.find('/') == std::string::npos &&
-      fs::is_regular_file(adapters / value / "reader.json", ec)) {
-    return adapters / value;
-  }
-  std::string bundled;
-  if (!adapters.empty()) {
-    for (const fs::path& dir : conf::find_reader_dirs(adapters)) {
-      bundled += (bundled.empty() ? "" : ", ") + dir.filename().string();
-    }
-  }
-  *error = "--reader " + value + ": no reader.json there, and no bundled reader of that name" +
-           (bundled.empty() ? std::string() : " (bundled: " + bundled + ")");
-  return std::nullopt;
-}
-
-// Why the first word of an --adapter command names nothing that can run,
-// for a word conf::resolve_executable did not resolve: a word with a slash is
-// a path (relative to `working_dir`); one without is looked up on PATH, as a
-// shell does. A file that is there but not executable is named as such.
-std::string why_not_executable(const std::string& word, const fs::path& working_dir) {
-  const std::string quoted = "'" + base::terminal_safe(word) + "'";
-  std::error_code ec;
-  if (word.find('/') != std::string::npos) {
-    const fs::path path = fs::path(word).is_relative() ? working_dir / word : fs::path(word);
-    if (fs::is_directory(path, ec)) return quoted + " is a directory, not an executable file";
-    if (fs::exists(path, ec)) return quoted + " exists but is not an executable file (chmod +x?)";
-    return "cannot find the executable " + quoted;
-  }
-  const char* path_env = std::getenv("PATH");
-  std::string_view dirs = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
-  while (true) {
-    const std::size_t colon = dirs.find(':');
-    const std::string_view dir = dirs.substr(0, colon);
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / word;
-    if (fs::is_regular_file(candidate, ec)) {
-      return quoted + " exists in " + base::terminal_safe(candidate.parent_path().string()) +
-             " (on PATH) but is not an executable file (chmod +x?)";
-    }
-    if (colon == std::string_view::npos) break;
-    dirs.remove_prefix(colon + 1);
-  }
-  if (fs::exists(working_dir / word, ec)) {
-    return "cannot find the executable " + quoted + " on PATH; for the file " + quoted +
-           " here, write './" + base::terminal_safe(word) + "'";
-  }
-  return "cannot find the executable " + quoted;
 }
 
 // Turns the reader arguments into specs, in order.

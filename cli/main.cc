@@ -22,6 +22,7 @@ constexpr std::string_view kUsage =
     "  verify   check a sharded model folder against its index and SHA256SUMS\n"
     "  corpus   build, list or export the conformance corpus\n"
     "  conform  grade safetensors readers against the corpus (matrix, reports)\n"
+    "  hunt     fuzz a reader against stguard's verdicts; findings become cases\n"
     "  adapter  print stguard's own verdict on a file in the adapter protocol\n"
     "  help     show this help, or `stguard help <command>` for a command's help\n"
     "\n"
@@ -76,6 +77,7 @@ int run(int argc, char** argv) {
   add_corpus_command(root, commands);
   add_conform_command(root, commands);
   add_adapter_command(root, commands);
+  add_hunt_command(root, commands);
   Command& help_command = commands.add(root, "help", "show help", kHelpUsage, kHelpHelp);
   // Everything after `help` names the topic, even words that are command
   // names themselves (CLI11 would otherwise take them as commands).

@@ -58,6 +58,16 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
   return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
 }
 
+CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
+                         const ProcessLimits& limits, bool* interrupted) {
+  std::vector<std::string> argv = spec.command;
+  argv.push_back(file.string());
+  const ProcessResult process = run_process(argv, spec.working_dir, limits);
+  *interrupted = process.status == ProcessResult::Status::kInterrupted;
+  if (*interrupted) return {};
+  return grade_case(c, spec.mode, process, limits);
+}
+
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options) {
   ReaderRun run;

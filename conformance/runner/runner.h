@@ -61,6 +61,14 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options);
 
+// Runs the reader's adapter once on `file` (an absolute path) under `limits`
+// and grades its answer against `c` (grade.h). The one way a file goes
+// through a reader: run_reader calls it per case, `stguard hunt` per
+// generated file. A run cut short by a stop request (cleanup.h) comes back
+// with `*interrupted` set and is not graded.
+CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
+                         const ProcessLimits& limits, bool* interrupted);
+
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).
 bool valid_reader_name(std::string_view name) noexcept;

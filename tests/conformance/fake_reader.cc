@@ -10,6 +10,9 @@
 // (the expected tensors with one byte of one hash changed), huge-alloc
 // (touches memory until the address-space limit stops it), exit3, flood
 // (20 MiB on stdout), plain-accept / plain-reject (exit 0 / 1, no output),
+// plain-no-overlap-check (a small real reader, graded by exit status, with
+// one planted bug: it never checks that tensors overlap; `stguard hunt`'s
+// end-to-end test must find it),
 // two-lines (the oracle's answer twice, in one write), and
 // mixed:MODE=PART,MODE=PART,... (MODE on files whose path contains PART,
 // the oracle on all others), which lets one persistent process crash, hang
@@ -37,6 +40,8 @@
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <iterator>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,6 +103,73 @@ int answer_from_manifest(const fs::path& file, bool corrupt_hash, int copies = 1
   for (int i = 0; i < copies; ++i) text += out.dump() + "\n";
   write_out(text);
   return 0;
+}
+
+// The byte size of `count` elements of `dtype`, or -1 for an unknown dtype
+// or a bit count that is not whole bytes. Products stay far below 2^64 here:
+// dims above 2^20 are refused first.
+long long element_bytes(const std::string& dtype, unsigned long long count) {
+  static const std::pair<const char*, int> kBits[] = {
+      {"BOOL", 8},        {"F4", 4},          {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},
+      {"I8", 8},          {"F8_E5M2", 8},     {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8},
+      {"F8_E5M2FNUZ", 8}, {"I16", 16},        {"U16", 16},    {"F16", 16},    {"BF16", 16},
+      {"I32", 32},        {"U32", 32},        {"F32", 32},    {"C64", 64},    {"F64", 64},
+      {"I64", 64},        {"U64", 64}};
+  for (const auto& [name, bits] : kBits) {
+    if (dtype != name) continue;
+    const unsigned long long total = count * static_cast<unsigned long long>(bits);
+    if (total % 8 != 0) return -1;
+    return static_cast<long long>(total / 8);
+  }
+  return -1;
+}
+
+// The planted-bug reader: 0 accept, 1 reject. Checks the prefix, the JSON,
+// each entry's fields, sizes, and that the sorted ranges leave no gap and
+// end at the end of the data, but not that they do not overlap.
+int no_overlap_check(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() < 8) return 1;
+  unsigned long long n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  if (n > bytes.size() - 8) return 1;
+  const json header = json::parse(bytes.substr(8, n), nullptr, false);
+  if (header.is_discarded() || !header.is_object()) return 1;
+  const unsigned long long data_len = bytes.size() - 8 - n;
+  std::vector<std::pair<unsigned long long, unsigned long long>> ranges;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") continue;
+    if (!entry.is_object() || entry.size() != 3 || !entry.contains("dtype") ||
+        !entry.contains("shape") || !entry.contains("data_offsets")) {
+      return 1;
+    }
+    const json& dtype = entry["dtype"];
+    const json& shape = entry["shape"];
+    const json& offsets = entry["data_offsets"];
+    if (!dtype.is_string() || !shape.is_array() || !offsets.is_array() || offsets.size() != 2) {
+      return 1;
+    }
+    unsigned long long count = 1;
+    for (const json& d : shape) {
+      if (!d.is_number_unsigned() || d.get<unsigned long long>() > (1u << 20)) return 1;
+      count *= d.get<unsigned long long>();
+      if (count > (1u << 24)) return 1;
+    }
+    if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) return 1;
+    const auto begin = offsets[0].get<unsigned long long>();
+    const auto end = offsets[1].get<unsigned long long>();
+    const long long size = element_bytes(dtype.get<std::string>(), count);
+    if (size < 0 || begin > end || end - begin != static_cast<unsigned long long>(size)) return 1;
+    ranges.emplace_back(begin, end);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  unsigned long long covered = 0;
+  for (const auto& [begin, end] : ranges) {
+    if (begin > covered) return 1;  // a gap
+    covered = std::max(covered, end);  // the bug: begin < covered (an overlap) passes
+  }
+  return covered == data_len ? 0 : 1;
 }
 
 // For mixed:MODE=PART,...: the mode for `file`.
@@ -172,6 +244,7 @@ int respond(const std::string& mode, const fs::path& file) {
   }
   if (mode == "plain-accept") return 0;
   if (mode == "plain-reject") return 1;
+  if (mode == "plain-no-overlap-check") return no_overlap_check(file);
   std::cerr << "fake reader: unknown mode " << mode << "\n";
   return 2;
 }

@@ -1,0 +1,422 @@
+// cli/hunt.cc: `stguard hunt`, fuzzing another reader with stguard as the
+// oracle (hunt/engine.h), and `stguard hunt promote`, which turns findings
+// into corpus recipes (hunt/findings.h).
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "base/decimal.h"
+#include "base/file_io.h"
+#include "base/parallel.h"
+#include "base/text.h"
+#include "command.h"
+#include "conformance/model/manifest.h"
+#include "conformance/runner/cleanup.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/runner.h"
+#include "data_dir.h"
+#include "hunt/engine.h"
+#include "hunt/findings.h"
+#include "reader_args.h"
+
+namespace stguard::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace conf = stguard::conformance;
+
+constexpr std::string_view kUsage =
+    "stguard hunt (--adapter CMD [--name N] [--plain] | --reader DIR|NAME) [--seconds S] "
+    "[--runs N] [--seed N] [-j N] [--from-valid] [--out DIR] [options]";
+
+constexpr std::string_view kHelp =
+    R"(Fuzzes a safetensors reader with stguard as the oracle. Each generated file
+goes through the reader's adapter exactly as `stguard conform` runs a case (a
+timeout, an address-space limit and its own process group per file) and the
+answer is compared with stguard's verdicts in both profiles. A divergence:
+  accepts-invalid  accepted what both profiles reject
+  rejects-valid    rejected what both profiles accept
+  wrong-tensors    accepted, with tensors other than stguard's
+  crash, timeout, protocol-error
+Where the profiles disagree either answer is fine, as in `stguard conform`.
+Divergences go into buckets by signature (kind, stguard's reason in each
+profile, the reader's normalised error); each bucket keeps its smallest file,
+which is then minimised (delta debugging on the header's tokens, then the
+data) while the signature holds.
+
+Reader (exactly one):
+  --adapter CMD      an adapter command (see `stguard conform --help`)
+  --name N           its name [default: file name of its first word]
+  --plain            grade it by exit status alone (0 accept, 1 reject)
+  --reader DIR|NAME  a reader directory, or a bundled reader's name
+
+Generation:
+  --seconds S        generate for S seconds [default: 60, unless --runs]
+  --runs N           generate N files (with --seconds: whichever ends first)
+  --seed N           [default: 1]; a seed and --runs give the same findings
+  --from-valid       mutate only files both profiles accept, one edit each, so
+                     each finding carries exactly one fault (finds rules a
+                     reader skips that other checks usually hide)
+  --corpus DIR       the seed files [default: the data directory's corpus/]
+  --minimise-runs N  reader runs per bucket while minimising [default: 300]
+  --minimise-seconds S  minimisation ends after S seconds, each bucket keeping
+                     what it has [default: as --seconds; no limit with --runs
+                     alone, which keeps the hunt deterministic]
+
+Limits:
+  -j, --jobs N       adapter processes at a time [default: number of CPUs]
+  --timeout SECONDS  per file [default: 10]
+  --memory-mb N      address-space limit per adapter process [default: 2048]
+
+Output:
+  --out DIR          [default: ./hunt-NAME]: findings.jsonl (one line per
+                     bucket: bucket, kind, strict_reason, reference_reason,
+                     reader_verdict, reader_error, hits, file, size, detail),
+                     findings/BUCKET.safetensors, cases.txt (a corpus recipe
+                     per bucket; see `stguard hunt promote --help`)
+  --data-dir DIR     where stguard's data is (see `stguard conform --help`)
+  -q, --quiet        no progress on stderr
+
+Exit status: 0 no divergence, 1 divergences found (written to DIR), 2 the hunt
+could not run. SIGINT, SIGTERM and SIGHUP stop it: no file starts, every
+adapter is killed, the buckets found so far are written unminimised, and the
+exit status is 128 + the signal.
+)";
+
+constexpr std::string_view kPromoteUsage =
+    "stguard hunt promote DIR --group NAME [--bucket ID]... [--recipes DIR]";
+
+constexpr std::string_view kPromoteHelp =
+    R"(Appends the recipe stanzas of a hunt's DIR/cases.txt (all, or the --bucket ones)
+to the group file cases/NAME.txt of the conformance recipes, creating it when
+missing; `stguard corpus build` then makes them cases. Review each stanza's
+description (it starts with REVIEW:) and rules before committing.
+
+  --group NAME     the group, kebab-case (e.g. hunt)
+  --bucket ID      only this bucket (repeatable)
+  --recipes DIR    the conformance directory [default: the checkout's
+                   conformance/, as for `stguard corpus build`]
+
+Exit status: 0 done, 2 nothing written (unknown bucket, bad group name, no
+cases.txt, an I/O error).
+)";
+
+struct HuntArgs {
+  std::optional<std::string> adapter;
+  std::optional<std::string> name;
+  bool plain = false;
+  std::optional<std::string> reader;
+  std::optional<std::string> seconds;
+  std::optional<std::string> runs;
+  std::optional<std::string> seed;
+  std::optional<std::string> jobs;
+  bool from_valid = false;
+  std::optional<std::string> out;
+  std::optional<std::string> corpus;
+  std::optional<std::string> data_dir;
+  std::optional<std::string> timeout;
+  std::optional<std::string> memory_mb;
+  std::optional<std::string> minimise_runs;
+  std::optional<std::string> minimise_seconds;
+  bool quiet = false;
+};
+
+struct PromoteArgs {
+  std::vector<std::string> dirs;
+  std::optional<std::string> group;
+  std::vector<std::string> buckets;
+  std::optional<std::string> recipes;
+};
+
+std::optional<conf::ReaderSpec> hunt_reader(const HuntArgs& args, std::string* error) {
+  if (args.adapter.has_value() == args.reader.has_value()) {
+    *error = "give exactly one reader: --adapter CMD or --reader DIR|NAME";
+    return std::nullopt;
+  }
+  if ((args.name || args.plain) && !args.adapter) {
+    *error = "--name and --plain go with --adapter";
+    return std::nullopt;
+  }
+  std::optional<conf::ReaderSpec> spec;
+  if (args.adapter) {
+    spec = conf::reader_from_command(*args.adapter, args.name.value_or(""),
+                                     args.plain ? conf::AdapterMode::kPlain
+                                                : conf::AdapterMode::kJson,
+                                     error);
+    if (spec && !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
+      *error = "--adapter: " + why_not_executable(spec->command.front(), spec->working_dir);
+      return std::nullopt;
+    }
+  } else {
+    fs::path adapters;
+    std::string why;
+    if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &why)) {
+      adapters = data->adapters();
+    }
+    if (const std::optional<fs::path> dir = reader_dir(*args.reader, adapters, error)) {
+      spec = conf::load_reader_dir(*dir, self_executable(), error);
+    }
+  }
+  if (spec && !conf::valid_reader_name(spec->name)) {
+    *error = "reader name '" + base::terminal_safe(spec->name) +
+             "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)";
+    return std::nullopt;
+  }
+  return spec;
+}
+
+bool hunt_options(const HuntArgs& args, hunt::HuntOptions* options, conf::ProcessLimits* limits,
+                  std::string* error) {
+  if (args.seed) {
+    const std::optional<std::uint64_t> seed = base::parse_u64(*args.seed);
+    if (!seed) {
+      *error = "--seed needs a number from 0 to 2^64-1, got '" + *args.seed + "'";
+      return false;
+    }
+    options->seed = *seed;
+  }
+  if (args.runs) {
+    const std::optional<std::uint64_t> runs = base::parse_u64(*args.runs);
+    if (!runs || *runs == 0) {
+      *error = "--runs needs a positive number, got '" + *args.runs + "'";
+      return false;
+    }
+    options->runs = *runs;
+  }
+  options->seconds = args.runs ? 0 : 60;
+  if (args.seconds) {
+    const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(*args.seconds, 3);
+    if (!ms || *ms == 0) {
+      *error = "--seconds needs a positive number of seconds, got '" + *args.seconds + "'";
+      return false;
+    }
+    options->seconds = static_cast<double>(*ms) / 1000.0;
+  }
+  options->minimise_seconds = options->seconds;
+  if (args.minimise_seconds) {
+    const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(*args.minimise_seconds, 3);
+    if (!ms) {
+      *error = "--minimise-seconds needs a number of seconds (0: no limit), got '" +
+               *args.minimise_seconds + "'";
+      return false;
+    }
+    options->minimise_seconds = static_cast<double>(*ms) / 1000.0;
+  }
+  if (args.minimise_runs) {
+    const std::optional<std::uint64_t> n = base::parse_u64(*args.minimise_runs);
+    if (!n || *n > 1'000'000) {
+      *error = "--minimise-runs needs a number from 0 to 1000000, got '" + *args.minimise_runs +
+               "'";
+      return false;
+    }
+    options->minimise_tests = static_cast<std::size_t>(*n);
+  }
+  unsigned jobs = 0;
+  if (args.jobs && !parse_jobs(*args.jobs, &jobs, error)) return false;
+  options->jobs = base::effective_jobs(jobs, 256);
+  options->from_valid = args.from_valid;
+  if (args.timeout && !parse_timeout(*args.timeout, &limits->timeout, error)) return false;
+  std::uint64_t memory_mb = 2048;
+  if (args.memory_mb && !parse_memory_mb(*args.memory_mb, &memory_mb, error)) return false;
+  limits->address_space_bytes = memory_mb << 20;
+  return true;
+}
+
+// The corpus's case files, in manifest order.
+std::optional<std::vector<std::vector<std::uint8_t>>> corpus_files(const fs::path& corpus,
+                                                                   std::string* error) {
+  conf::ManifestError manifest_error;
+  const std::optional<conf::Manifest> manifest =
+      conf::read_manifest(corpus / "manifest.json", &manifest_error);
+  if (!manifest) {
+    *error = manifest_error.message();
+    return std::nullopt;
+  }
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const conf::Case& c : manifest->cases) {
+    if (c.size > hunt::kMaxSeedBytes) continue;
+    const std::optional<std::string> bytes = base::read_file(corpus / c.file, error);
+    if (!bytes) return std::nullopt;
+    files.emplace_back(bytes->begin(), bytes->end());
+  }
+  return files;
+}
+
+int run_hunt_command(const Command& command, const HuntArgs& args) {
+  std::string error;
+  std::optional<conf::ReaderSpec> spec = hunt_reader(args, &error);
+  if (!spec) return usage_error(command, error);
+  hunt::HuntOptions options;
+  conf::ProcessLimits limits;
+  if (!hunt_options(args, &options, &limits, &error)) return usage_error(command, error);
+#ifdef STGUARD_SANITIZED_BUILD
+  // As in `stguard conform`: a sanitizer build of stguard running itself
+  // cannot start under RLIMIT_AS.
+  if (spec->runs_self) limits.address_space_bytes = 0;
+#endif
+  fs::path corpus;
+  if (args.corpus) {
+    corpus = *args.corpus;
+  } else if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &error)) {
+    corpus = data->corpus();
+  } else {
+    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  const std::optional<std::vector<std::vector<std::uint8_t>>> seeds = corpus_files(corpus, &error);
+  if (!seeds) {
+    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  const conf::ReaderProbe probe = conf::probe_reader(*spec);
+  if (!probe.available) {
+    std::cerr << "stguard hunt: " << spec->name << " cannot run: "
+              << base::terminal_safe(probe.reason) << "\n";
+    return kExitUsage;
+  }
+  const fs::path out = args.out ? fs::path(*args.out) : fs::path("hunt-" + spec->name);
+  options.work_dir = out / ".work";
+  std::error_code ec;
+  fs::create_directories(options.work_dir, ec);
+  if (ec) {
+    std::cerr << "stguard hunt: cannot create " << base::terminal_safe(options.work_dir.string())
+              << ": " << ec.message() << "\n";
+    return kExitUsage;
+  }
+
+  const hunt::SeedPool pool = hunt::make_seed_pool(*seeds, options.seed);
+  if (options.from_valid && pool.valid.empty()) {
+    std::cerr << "stguard hunt: --from-valid: no seed file both profiles accept\n";
+    return kExitUsage;
+  }
+  const bool progress = !args.quiet && ::isatty(STDERR_FILENO) != 0;
+  if (!args.quiet) {
+    std::cerr << "== hunting " << spec->name
+              << (probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")")
+              << ": seed " << options.seed << ", -j " << options.jobs << ", "
+              << pool.all.size() << " seed files (" << pool.valid.size() << " valid)\n";
+  }
+  if (progress) {
+    options.on_progress = [](const hunt::HuntProgress& p) {
+      std::cerr << "\r   " << p.runs << " files, " << p.divergences << " divergences, "
+                << p.buckets << " buckets" << std::flush;
+    };
+  }
+  conf::install_stop_handlers();
+  conf::become_subreaper();
+  hunt::ProcessGrader grader(*spec, limits);
+  const hunt::HuntResult result = hunt::run_hunt(grader, pool, options);
+  conf::kill_all_children();
+  if (progress) std::cerr << "\n";
+
+  std::vector<const hunt::Bucket*> buckets;
+  for (const hunt::Bucket& b : result.buckets) buckets.push_back(&b);
+  const bool written = hunt::write_findings(out, buckets, spec->name, &error);
+  fs::remove_all(options.work_dir, ec);
+  if (!args.quiet || !written) {
+    std::ostringstream line;
+    line.precision(1);
+    line << std::fixed << result.runs << " files in " << result.generate_seconds << " s ("
+         << (result.generate_seconds > 0 ? static_cast<double>(result.runs) / result.generate_seconds
+                                         : 0.0)
+         << " files/s), " << result.divergences << " divergences, " << result.buckets.size()
+         << " buckets; minimised in " << result.minimise_seconds << " s ("
+         << result.minimise_tests << " reader runs)";
+    std::cerr << line.str() << "\n";
+  }
+  if (!written) {
+    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  for (const hunt::Bucket& b : result.buckets) {
+    std::cout << b.signature.bucket() << "  " << hunt::divergence_name(b.signature.kind) << "  "
+              << (b.signature.strict_reason.empty() ? "accept" : b.signature.strict_reason) << "/"
+              << (b.signature.reference_reason.empty() ? "accept" : b.signature.reference_reason)
+              << "  " << b.hits << " hits  " << b.file.size() << " bytes  "
+              << base::terminal_safe(b.signature.reader_error) << "\n";
+  }
+  if (!args.quiet) std::cerr << "written to " << base::terminal_safe(out.string()) << "\n";
+  if (result.stopped) {
+    std::cerr << "stguard hunt: stopped by " << conf::signal_name(conf::stop_signal())
+              << "; the buckets are written unminimised\n";
+    return 128 + conf::stop_signal();
+  }
+  return result.buckets.empty() ? kExitOk : kExitFailed;
+}
+
+int run_promote(const Command& command, const PromoteArgs& args) {
+  if (args.dirs.size() != 1) return usage_error(command, "give one hunt output directory");
+  if (!args.group) return usage_error(command, "--group NAME is required");
+  fs::path recipes;
+  if (args.recipes) {
+    recipes = *args.recipes;
+  } else if (const std::optional<fs::path> checkout = find_checkout(fs::current_path())) {
+    recipes = *checkout / "conformance";
+  } else {
+    return usage_error(command, "not inside a stguard checkout: give --recipes DIR");
+  }
+  std::string error;
+  hunt::PromoteReport report;
+  if (!hunt::promote(args.dirs.front(), recipes, *args.group, args.buckets, &report, &error)) {
+    std::cerr << "stguard hunt promote: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  for (const std::string& name : report.promoted) {
+    std::cout << "promoted " << args.group.value() << "/" << name << "\n";
+  }
+  for (const std::string& name : report.already_present) {
+    std::cout << "already there " << args.group.value() << "/" << name << "\n";
+  }
+  std::cerr << "appended to " << base::terminal_safe(report.group_file.string())
+            << "; review the stanzas, then run `stguard corpus build`\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_hunt_command(CLI::App& root, Commands& commands) {
+  Command& command = commands.add(root, "hunt", "fuzz a reader against stguard's verdicts",
+                                  kUsage, kHelp);
+  auto args = std::make_shared<HuntArgs>();
+  CLI::App& app = *command.app;
+  app.add_option("--adapter", args->adapter);
+  app.add_option("--name", args->name);
+  app.add_flag("--plain", args->plain)->disable_flag_override();
+  app.add_option("--reader", args->reader);
+  app.add_option("--seconds", args->seconds);
+  app.add_option("--runs", args->runs);
+  app.add_option("--seed", args->seed);
+  app.add_option("-j,--jobs", args->jobs);
+  app.add_flag("--from-valid", args->from_valid)->disable_flag_override();
+  app.add_option("--out", args->out);
+  app.add_option("--corpus", args->corpus);
+  app.add_option("--data-dir", args->data_dir);
+  app.add_option("--timeout", args->timeout);
+  app.add_option("--memory-mb", args->memory_mb);
+  app.add_option("--minimise-runs", args->minimise_runs);
+  app.add_option("--minimise-seconds", args->minimise_seconds);
+  app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
+  command.run = [&command, args] { return run_hunt_command(command, *args); };
+
+  Command& promote = commands.add(app, "promote", "append findings to a corpus recipe group",
+                                  kPromoteUsage, kPromoteHelp);
+  auto promote_args = std::make_shared<PromoteArgs>();
+  CLI::App& promote_app = *promote.app;
+  promote_app.add_option("--group", promote_args->group);
+  promote_app.add_option("--bucket", promote_args->buckets);
+  promote_app.add_option("--recipes", promote_args->recipes);
+  promote_app.add_option("DIR", promote_args->dirs);
+  promote.positionals = &promote_args->dirs;
+  promote.run = [&promote, promote_args] { return run_promote(promote, *promote_args); };
+}
+
+}  // namespace stguard::cli

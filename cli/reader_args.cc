@@ -1,0 +1,102 @@
+// cli/reader_args.cc: reader and limit options shared by `stguard conform`
+// and `stguard hunt` (reader_args.h).
+#include "reader_args.h"
+
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
+
+#include "base/decimal.h"
+#include "base/text.h"
+#include "conformance/runner/reader.h"
+
+namespace stguard::cli {
+
+namespace fs = std::filesystem;
+namespace conf = stguard::conformance;
+
+std::optional<fs::path> reader_dir(const std::string& value, const fs::path& adapters,
+                                   std::string* error) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(value) / "reader.json", ec)) return fs::path(value);
+  if (!adapters.empty() && value.find('/') == std::string::npos &&
+      fs::is_regular_file(adapters / value / "reader.json", ec)) {
+    return adapters / value;
+  }
+  std::string bundled;
+  if (!adapters.empty()) {
+    for (const fs::path& dir : conf::find_reader_dirs(adapters)) {
+      bundled += (bundled.empty() ? "" : ", ") + dir.filename().string();
+    }
+  }
+  *error = "--reader " + value + ": no reader.json there, and no bundled reader of that name" +
+           (bundled.empty() ? std::string() : " (bundled: " + bundled + ")");
+  return std::nullopt;
+}
+
+// Why the first word of an --adapter command names nothing that can run,
+// for a word conf::resolve_executable did not resolve: a word with a slash is
+// a path (relative to `working_dir`); one without is looked up on PATH, as a
+// shell does. A file that is there but not executable is named as such.
+std::string why_not_executable(const std::string& word, const fs::path& working_dir) {
+  const std::string quoted = "'" + base::terminal_safe(word) + "'";
+  std::error_code ec;
+  if (word.find('/') != std::string::npos) {
+    const fs::path path = fs::path(word).is_relative() ? working_dir / word : fs::path(word);
+    if (fs::is_directory(path, ec)) return quoted + " is a directory, not an executable file";
+    if (fs::exists(path, ec)) return quoted + " exists but is not an executable file (chmod +x?)";
+    return "cannot find the executable " + quoted;
+  }
+  const char* path_env = std::getenv("PATH");
+  std::string_view dirs = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / word;
+    if (fs::is_regular_file(candidate, ec)) {
+      return quoted + " exists in " + base::terminal_safe(candidate.parent_path().string()) +
+             " (on PATH) but is not an executable file (chmod +x?)";
+    }
+    if (colon == std::string_view::npos) break;
+    dirs.remove_prefix(colon + 1);
+  }
+  if (fs::exists(working_dir / word, ec)) {
+    return "cannot find the executable " + quoted + " on PATH; for the file " + quoted +
+           " here, write './" + base::terminal_safe(word) + "'";
+  }
+  return "cannot find the executable " + quoted;
+}
+
+bool parse_jobs(const std::string& text, unsigned* jobs, std::string* error) {
+  const std::optional<std::uint64_t> value = base::parse_u64(text);
+  if (!value || *value == 0 || *value > 256) {
+    *error = "--jobs needs a number from 1 to 256, got '" + text + "'";
+    return false;
+  }
+  *jobs = static_cast<unsigned>(*value);
+  return true;
+}
+
+bool parse_timeout(const std::string& text, std::chrono::milliseconds* timeout,
+                   std::string* error) {
+  const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(text, 3);
+  if (!ms || *ms == 0 || *ms > 86'400'000) {
+    *error = "--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" + text +
+             "'";
+    return false;
+  }
+  *timeout = std::chrono::milliseconds(*ms);
+  return true;
+}
+
+bool parse_memory_mb(const std::string& text, std::uint64_t* memory_mb, std::string* error) {
+  const std::optional<std::uint64_t> mb = base::parse_u64(text);
+  if (!mb || *mb > (std::uint64_t{1} << 30)) {
+    *error = "--memory-mb needs a number from 0 (no limit) to 1073741824, got '" + text + "'";
+    return false;
+  }
+  *memory_mb = *mb;
+  return true;
+}
+
+}  // namespace stguard::cli

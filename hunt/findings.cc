@@ -1,0 +1,321 @@
+// hunt/findings.cc: findings.jsonl, findings/, cases.txt and promotion
+// (findings.h).
+#include "hunt/findings.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <system_error>
+
+#include "base/file_io.h"
+#include "base/hex.h"
+#include "base/json.h"
+#include "hunt/oracle.h"
+#include "stguard/stguard.h"
+
+namespace stguard::hunt {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kLineBytes = 96;  // header text per `header:` line
+constexpr std::size_t kHexBytes = 32;   // bytes per `data:` / `file:` line
+
+// The rule of conformance/vocabulary.txt a stguard reason belongs to.
+std::string_view rule_of(std::string_view reason_text) {
+  const std::optional<Reason> reason = reason_from_name(reason_text);
+  if (!reason) return "tensor-entry";
+  switch (*reason) {
+    case Reason::kHeaderTooSmall:
+    case Reason::kHeaderLengthExceedsFile:
+    case Reason::kIoError:
+      return "length-prefix";
+    case Reason::kHeaderTooLarge:
+      return "header-limit";
+    case Reason::kHeaderNotUtf8:
+      return "utf8";
+    case Reason::kHeaderBadStart:
+      return "top-level";
+    case Reason::kHeaderBadPadding:
+      return "padding";
+    case Reason::kHeaderNotJson:
+      return "json-syntax";
+    case Reason::kDuplicateKey:
+      return "duplicate-keys";
+    case Reason::kNameInvalid:
+      return "names";
+    case Reason::kTensorInvalid:
+      return "tensor-entry";
+    case Reason::kDtypeInvalid:
+      return "dtype";
+    case Reason::kShapeInvalid:
+      return "shape";
+    case Reason::kOffsetsInvalid:
+      return "data-offsets";
+    case Reason::kSizeOverflow:
+      return "tensor-size";
+    case Reason::kSubbyteMisaligned:
+      return "subbyte";
+    case Reason::kSizeMismatch:
+      return "size-match";
+    case Reason::kOffsetOutOfBounds:
+    case Reason::kOffsetGap:
+    case Reason::kOffsetOverlap:
+    case Reason::kTrailingData:
+      return "layout";
+    case Reason::kMetadataInvalid:
+      return "metadata";
+    case Reason::kLimitExceeded:
+      return "limits";
+  }
+  return "tensor-entry";
+}
+
+std::string outcome_line(const conformance::ExpectedOutcome& o) {
+  if (o.accept) return "accept";
+  std::string line = "reject " + o.reason;
+  if (o.offset) line += " @ " + std::to_string(*o.offset);
+  return line;
+}
+
+// A JSON string literal a recipe can hold: ASCII only (\uXXXX escapes), and
+// no backtick, which would open a directive.
+std::string recipe_literal(std::string_view text) {
+  std::string literal = nlohmann::json(std::string(text)).dump(-1, ' ', true);
+  std::string out;
+  for (char c : literal) {
+    if (c == '`') {
+      out += "\\u0060";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0) out += ',';
+    out += std::to_string(shape[i]);
+  }
+  return out + "]";
+}
+
+// `key: hex ..` lines, kHexBytes each.
+void hex_lines(std::string& out, std::string_view key, std::span<const std::uint8_t> bytes) {
+  for (std::size_t i = 0; i < bytes.size(); i += kHexBytes) {
+    out += key;
+    out += ": hex";
+    for (std::size_t k = i; k < std::min(bytes.size(), i + kHexBytes); ++k) {
+      out += ' ';
+      base::append_hex_byte(out, bytes[k]);
+    }
+    out += '\n';
+  }
+}
+
+// The header as `header:` lines: printable ASCII as is, other bytes and the
+// backtick as `hex ..` directives, and spaces that would end a line as
+// `spaces N` (trailing blanks are an error in a recipe).
+void header_lines(std::string& out, std::span<const std::uint8_t> header) {
+  std::vector<std::string> atoms;
+  for (std::size_t i = 0; i < header.size();) {
+    const std::uint8_t c = header[i];
+    if (c >= 0x20 && c < 0x7f && c != '`') {
+      atoms.emplace_back(1, static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    std::string atom = "`hex";
+    while (i < header.size() && atom.size() < 60 &&
+           !(header[i] >= 0x20 && header[i] < 0x7f && header[i] != '`')) {
+      atom += ' ';
+      base::append_hex_byte(atom, header[i++]);
+    }
+    atoms.push_back(atom + "`");
+  }
+  std::string line;
+  const auto flush = [&]() {
+    std::size_t spaces = 0;
+    while (!line.empty() && line.back() == ' ') {
+      line.pop_back();
+      ++spaces;
+    }
+    if (spaces != 0) line += "`spaces " + std::to_string(spaces) + "`";
+    out += "header: " + line + "\n";
+    line.clear();
+  };
+  for (const std::string& atom : atoms) {
+    if (!line.empty() && line.size() + atom.size() > kLineBytes) flush();
+    line += atom;
+  }
+  if (!line.empty() || header.empty()) flush();
+}
+
+std::string case_name(const Bucket& bucket) { return "hunt-" + bucket.signature.bucket(); }
+
+bool valid_group(std::string_view group) {
+  if (group.empty() || group.size() > 64 || group.front() == '-' || group.back() == '-') {
+    return false;
+  }
+  return std::all_of(group.begin(), group.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+}  // namespace
+
+std::string render_stanza(const Bucket& bucket, std::string_view reader_name) {
+  const std::vector<std::uint8_t>& file = bucket.file;
+  const Oracle oracle = judge(file);
+  const Signature& s = bucket.signature;
+  std::string out;
+  out += "# stguard hunt bucket " + s.bucket() + " against " + std::string(reader_name) + "\n";
+  out += "case: " + case_name(bucket) + "\n";
+  std::string description = "REVIEW: " + std::string(reader_name) + " " +
+                            std::string(divergence_name(s.kind)) + " (stguard hunt, " +
+                            std::to_string(bucket.hits) + " hits); strict " +
+                            (s.strict_reason.empty() ? "accepts" : s.strict_reason) +
+                            ", reference " +
+                            (s.reference_reason.empty() ? "accepts" : s.reference_reason);
+  if (!s.reader_error.empty()) description += "; reader: " + s.reader_error;
+  std::erase(description, '`');
+  out += "description: " + description + "\n";
+  const std::string_view rule =
+      rule_of(oracle.strict.accept ? oracle.reference.reason : oracle.strict.reason);
+  out += "rules: " + std::string(rule) + "\n";
+  out += oracle.strict.accept != oracle.reference.accept ? "tags: hunt, contested\n" : "tags: hunt\n";
+  out += "strict: " + outcome_line(oracle.strict) + "\n";
+  out += "reference: " + outcome_line(oracle.reference) + "\n";
+
+  std::uint64_t n = 0;
+  for (std::size_t i = 8; i-- > 0 && file.size() >= 8;) n = (n << 8) | file[i];
+  if (file.size() < 8 || n > file.size() - 8) {
+    // No header text to show: the whole file, byte for byte (never accepted).
+    hex_lines(out, "file", file);
+    return out;
+  }
+  const std::span<const std::uint8_t> bytes(file);
+  header_lines(out, bytes.subspan(8, static_cast<std::size_t>(n)));
+  if (oracle.expected.expected) {
+    const conformance::ExpectedContent& content = *oracle.expected.expected;
+    for (const conformance::ExpectedTensor& t : content.tensors) {
+      out += "tensor: " + recipe_literal(t.name) + " " + t.dtype + " " + shape_text(t.shape) +
+             " " + std::to_string(t.begin) + " " + std::to_string(t.end) + "\n";
+    }
+    if (content.tensors.empty()) out += "tensors: none\n";
+    if (content.metadata) {
+      for (const auto& [key, value] : *content.metadata) {
+        out += "meta: " + recipe_literal(key) + " " + recipe_literal(value) + "\n";
+      }
+      if (content.metadata->empty()) out += "metadata: empty\n";
+    }
+  }
+  hex_lines(out, "data", bytes.subspan(8 + static_cast<std::size_t>(n)));
+  return out;
+}
+
+std::string findings_line(const Bucket& bucket, std::string_view file_relative) {
+  const Signature& s = bucket.signature;
+  const auto text_or_null = [](const std::string& text) {
+    return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+  };
+  nlohmann::ordered_json line;
+  line["bucket"] = s.bucket();
+  line["kind"] = divergence_name(s.kind);
+  line["strict_reason"] = text_or_null(s.strict_reason);
+  line["reference_reason"] = text_or_null(s.reference_reason);
+  line["reader_verdict"] = text_or_null(s.reader_verdict);
+  line["reader_error"] = s.reader_error;
+  line["hits"] = bucket.hits;
+  line["file"] = file_relative;
+  line["size"] = bucket.file.size();
+  line["detail"] = bucket.detail;
+  return base::json_line(line);
+}
+
+bool write_findings(const fs::path& dir, std::span<const Bucket* const> buckets,
+                    std::string_view reader_name, std::string* error) {
+  std::error_code ec;
+  fs::create_directories(dir / "findings", ec);
+  if (ec) {
+    *error = "cannot create " + (dir / "findings").string() + ": " + ec.message();
+    return false;
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir / "findings", ec)) {
+    if (entry.path().extension() == ".safetensors") fs::remove(entry.path(), ec);
+  }
+  std::string jsonl;
+  std::string cases;
+  for (const Bucket* bucket : buckets) {
+    const std::string rel = "findings/" + bucket->signature.bucket() + ".safetensors";
+    const std::string_view bytes(reinterpret_cast<const char*>(bucket->file.data()),
+                                 bucket->file.size());
+    if (!base::write_file(dir / rel, bytes, error)) return false;
+    jsonl += findings_line(*bucket, rel) + "\n";
+    if (!cases.empty()) cases += "\n";
+    cases += render_stanza(*bucket, reader_name);
+  }
+  return base::write_file(dir / "findings.jsonl", jsonl, error) &&
+         base::write_file(dir / "cases.txt", cases, error);
+}
+
+bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_view group,
+             std::span<const std::string> buckets, PromoteReport* report, std::string* error) {
+  if (!valid_group(group)) {
+    *error = "--group must be kebab-case (a-z, 0-9, '-'), not '" + std::string(group) + "'";
+    return false;
+  }
+  const std::optional<std::string> cases = base::read_file(hunt_dir / "cases.txt", error);
+  if (!cases) return false;
+  // Stanzas are separated by blank lines; each names its case.
+  std::vector<std::pair<std::string, std::string>> stanzas;  // case name, text
+  std::size_t start = 0;
+  while (start < cases->size()) {
+    std::size_t end = cases->find("\n\n", start);
+    end = end == std::string::npos ? cases->size() : end + 1;
+    const std::string text = cases->substr(start, end - start);
+    const std::size_t at = text.find("case: ");
+    if (at != std::string::npos) {
+      const std::size_t eol = text.find('\n', at);
+      stanzas.emplace_back(text.substr(at + 6, eol - at - 6), text);
+    }
+    start = end + 1;
+  }
+  std::vector<const std::pair<std::string, std::string>*> chosen;
+  if (buckets.empty()) {
+    for (const auto& s : stanzas) chosen.push_back(&s);
+  }
+  for (const std::string& bucket : buckets) {
+    const auto it = std::find_if(stanzas.begin(), stanzas.end(),
+                                 [&](const auto& s) { return s.first == "hunt-" + bucket; });
+    if (it == stanzas.end()) {
+      *error = "no bucket " + bucket + " in " + (hunt_dir / "cases.txt").string();
+      return false;
+    }
+    chosen.push_back(&*it);
+  }
+  report->group_file = recipes_dir / "cases" / (std::string(group) + ".txt");
+  std::string text;
+  std::error_code ec;
+  if (fs::exists(report->group_file, ec)) {
+    const std::optional<std::string> old = base::read_file(report->group_file, error);
+    if (!old) return false;
+    text = *old;
+  } else {
+    text = "about: Divergences found by stguard hunt, promoted to cases (review each description)\n";
+  }
+  for (const auto* stanza : chosen) {
+    if (text.find("\ncase: " + stanza->first + "\n") != std::string::npos) {
+      report->already_present.push_back(stanza->first);
+      continue;
+    }
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    text += "\n" + stanza->second;
+    report->promoted.push_back(stanza->first);
+  }
+  return base::write_file(report->group_file, text, error);
+}
+
+}  // namespace stguard::hunt

@@ -1,0 +1,129 @@
+// tests/hunt/end_to_end_test.cc: `stguard hunt` against a fake reader with a
+// planted bug (stguard_fake_reader plain-no-overlap-check: it never checks
+// that tensors overlap). A fixed-seed hunt finds the overlap bucket with a
+// small minimised file; the same seed and --runs give the same findings;
+// promoting the bucket and building the corpus makes a case on which
+// `stguard conform` grades that reader FAIL_SHOULD_REJECT.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using stguard_test::CliRun;
+using stguard_test::run_cli;
+using stguard_test::TempDir;
+
+const std::string kPlantedBug =
+    std::string("'") + STGUARD_FAKE_READER_PATH + "' plain-no-overlap-check";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+CliRun hunt(const fs::path& out, const std::string& runs, const std::string& minimise_runs) {
+  return run_cli({"hunt", "--adapter", kPlantedBug, "--plain", "--name", "no-overlap-check",
+                  "--runs", runs, "--seed", "7", "-j", "2", "--minimise-runs", minimise_runs,
+                  "--corpus", STGUARD_CORPUS_DIR, "--out", out.string(), "-q"});
+}
+
+// The findings.jsonl line of the overlap bucket, if any.
+std::optional<nlohmann::json> overlap_bucket(const fs::path& out) {
+  std::ifstream in(out / "findings.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] == "accepts-invalid" && j["strict_reason"] == "OFFSET_OVERLAP") return j;
+  }
+  return std::nullopt;
+}
+
+TEST(HuntEndToEnd, FindsPromotesAndGradesThePlantedOverlapBug) {
+  const TempDir dir;
+  const fs::path out = dir.path() / "hunt";
+  const CliRun run = hunt(out, "200", "120");
+  ASSERT_EQ(run.exit_code, 1) << run.err;  // divergences found
+  const std::optional<nlohmann::json> overlap = overlap_bucket(out);
+  ASSERT_TRUE(overlap) << read_text(out / "findings.jsonl");
+  EXPECT_EQ((*overlap)["reader_verdict"], "accept");
+  EXPECT_LE((*overlap)["size"].get<std::size_t>(), 512u);
+  const fs::path file = out / (*overlap)["file"].get<std::string>();
+  EXPECT_EQ(fs::file_size(file), (*overlap)["size"].get<std::size_t>());
+  EXPECT_FALSE(fs::exists(out / ".work"));
+  const std::string bucket = (*overlap)["bucket"];
+
+  // Promote into a copy of the recipes, build, grade.
+  const fs::path recipes = dir.path() / "conformance";
+  fs::create_directories(recipes);
+  fs::copy(fs::path(STGUARD_RECIPES_DIR) / "vocabulary.txt", recipes / "vocabulary.txt");
+  fs::copy(fs::path(STGUARD_RECIPES_DIR) / "cases", recipes / "cases");
+  fs::copy(fs::path(STGUARD_RECIPES_DIR) / "corpus_readme.md.in", recipes / "corpus_readme.md.in");
+  const CliRun promote = run_cli({"hunt", "promote", out.string(), "--group", "hunt", "--bucket",
+                                  bucket, "--recipes", recipes.string()});
+  ASSERT_EQ(promote.exit_code, 0) << promote.err;
+  EXPECT_NE(promote.out.find("promoted hunt/hunt-" + bucket), std::string::npos) << promote.out;
+  const fs::path corpus = dir.path() / "corpus";
+  const CliRun build =
+      run_cli({"corpus", "build", "--recipes", recipes.string(), "--out", corpus.string()});
+  ASSERT_EQ(build.exit_code, 0) << build.err;
+  const fs::path results = dir.path() / "results.jsonl";
+  const CliRun conform =
+      run_cli({"conform", "--adapter", kPlantedBug, "--plain", "--name", "no-overlap-check",
+               "--corpus", corpus.string(), "--case", "hunt/*", "--jsonl", results.string(),
+               "-q"});
+  EXPECT_EQ(conform.exit_code, 1) << conform.err;
+  std::ifstream in(results);
+  bool graded = false;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (!j.contains("case") || j["case"] != "hunt/hunt-" + bucket) continue;
+    EXPECT_EQ(j["grade"], "FAIL_SHOULD_REJECT") << line;
+    graded = true;
+  }
+  EXPECT_TRUE(graded) << read_text(results);
+}
+
+TEST(HuntEndToEnd, TheSameSeedAndRunsGiveTheSameFindings) {
+  const TempDir dir;
+  const CliRun first = hunt(dir.path() / "first", "60", "40");
+  const CliRun second = hunt(dir.path() / "second", "60", "40");
+  ASSERT_EQ(first.exit_code, 1) << first.err;
+  ASSERT_EQ(second.exit_code, 1) << second.err;
+  EXPECT_EQ(first.out, second.out);
+  const std::string findings = read_text(dir.path() / "first" / "findings.jsonl");
+  EXPECT_FALSE(findings.empty());
+  EXPECT_EQ(findings, read_text(dir.path() / "second" / "findings.jsonl"));
+  EXPECT_EQ(read_text(dir.path() / "first" / "cases.txt"),
+            read_text(dir.path() / "second" / "cases.txt"));
+}
+
+TEST(HuntEndToEnd, ARightReaderHasNoFindings) {
+  const TempDir dir;
+  const fs::path out = dir.path() / "hunt";
+  const CliRun run = run_cli({"hunt", "--reader", "stguard-reference", "--runs", "24", "--seed",
+                              "3", "-j", "2", "--out", out.string(), "-q"});
+  EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+  EXPECT_EQ(read_text(out / "findings.jsonl"), "");
+  EXPECT_EQ(read_text(out / "cases.txt"), "");
+}
+
+TEST(HuntEndToEnd, UsageErrors) {
+  EXPECT_EQ(run_cli({"hunt"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"hunt", "--adapter", "x", "--reader", "y"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"hunt", "--reader", "stguard-strict", "--runs", "0"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"hunt", "promote", "/nonexistent", "--group", "hunt", "--recipes", "/tmp"})
+                .exit_code,
+            2);
+  EXPECT_EQ(run_cli({"hunt", "promote", "/nonexistent"}).exit_code, 2);
+}
+
+}  // namespace
