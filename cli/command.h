@@ -67,6 +67,7 @@ void add_verify_command(CLI::App& root, Commands& commands);
 void add_corpus_command(CLI::App& root, Commands& commands);
 void add_conform_command(CLI::App& root, Commands& commands);
 void add_adapter_command(CLI::App& root, Commands& commands);
+void add_write_command(CLI::App& root, Commands& commands);
 
 }  // namespace stguard::cli
 

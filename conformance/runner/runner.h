@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -56,6 +57,16 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
 // and skip state are the caller's (see probe_reader).
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options);
+
+// The parallel part of run_reader, shared with the writer runner
+// (conformance/writers/writer_run.h): calls grade_one(index) for each of
+// `count` cases, options.jobs at a time, into run.results. No case starts
+// after a stop request (stop_signal()); one whose grade_one returns nullopt
+// (cut short by the stop) is not recorded, and the run is then marked
+// interrupted. Expectations are applied under run.name, on_result is called,
+// and the results end sorted by case id.
+void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
+               const std::function<std::optional<CaseResult>(std::size_t)>& grade_one);
 
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).
