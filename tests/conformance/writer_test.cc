@@ -249,7 +249,8 @@ TEST(WriteCommand, WritesTheCanonicalFileWithMode0644) {
   const TempDir dir;
   const std::string spec = write_text(dir, "spec.json", kSpec);
   const std::string out = (dir.path() / "out.safetensors").string();
-  const mode_t old_mask = ::umask(022);
+  // umask 0: a file created 0666 would show it; stguard write asks for 0644.
+  const mode_t old_mask = ::umask(0);
   const stguard_test::CliRun run = run_cli({"write", spec, out});
   ::umask(old_mask);
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -317,9 +318,9 @@ std::string fake_writer(const TempDir& dir, const std::string& name, const std::
 }
 
 std::size_t write_cases() {
-  return static_cast<std::size_t>(
-      std::count_if(conf::writer_cases().begin(), conf::writer_cases().end(),
-                    [](const conf::WriterCase& c) { return c.expect_write; }));
+  const std::vector<conf::WriterCase> cases = conf::writer_cases();
+  return static_cast<std::size_t>(std::count_if(
+      cases.begin(), cases.end(), [](const conf::WriterCase& c) { return c.expect_write; }));
 }
 
 TEST(ConformWriter, StguardsWriterPassesEveryCase) {
@@ -333,10 +334,10 @@ TEST(ConformWriter, StguardsWriterPassesEveryCase) {
 
 TEST(ConformWriter, AppendingAByteIsInvalidOutputOnEveryWrittenCase) {
   const TempDir dir;
-  const std::string writer =
-      fake_writer(dir, "append.sh",
-                  "answer=$(\"$STGUARD\" write --protocol \"$1\" \"$2\")\n"
-                  "case \"$answer\" in *written*) printf x >> \"$2\";; esac\necho \"$answer\"");
+  const std::string writer = fake_writer(
+      dir, "append.sh",
+      "answer=$(\"$STGUARD\" write --protocol \"$1\" \"$2\")\n"
+      "case \"$answer\" in *written*) printf x >> \"$2\";; esac\nprintf '%s\\n' \"$answer\"");
   int exit_code = -1;
   const std::map<std::string, std::string> grades =
       conform_grades({"--writer", writer, "--name", "append"}, &exit_code);
@@ -359,7 +360,7 @@ TEST(ConformWriter, WritingDuplicatesInsteadOfRefusingIsShouldRefuse) {
       fake_writer(dir, "never-refuses.sh",
                   "answer=$(\"$STGUARD\" write --protocol \"$1\" \"$2\")\n"
                   "case \"$answer\" in *refused*) printf '\\002\\0\\0\\0\\0\\0\\0\\0{}' > \"$2\";"
-                  " echo '{\"outcome\":\"written\"}';; *) echo \"$answer\";; esac");
+                  " echo '{\"outcome\":\"written\"}';; *) printf '%s\\n' \"$answer\";; esac");
   int exit_code = -1;
   const std::map<std::string, std::string> grades =
       conform_grades({"--writer", writer, "--case", "writers/*"}, &exit_code);
