@@ -73,18 +73,20 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::str
   return std::nullopt;
 }
 
-bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error) {
+bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error,
+                unsigned mode) {
   const auto fail = [&](int err) {
     if (error != nullptr) *error = "cannot write " + path.string() + ": " + errno_text(err);
     return false;
   };
   // A name no other writer uses: this process, and a counter for its threads.
-  // Created with mode 0666 so that the umask applies as to any new file.
+  // Created with `mode` (0666 by default) so that the umask applies as to
+  // any new file.
   static std::atomic<unsigned> counter{0};
   std::filesystem::path temp = path;
   temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const UniqueFd fd(
-      ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666));
+  const UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                           static_cast<mode_t>(mode)));
   if (!fd) return fail(errno);
   std::size_t done = 0;
   while (done < bytes.size()) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The conformance run of the main job: every bundled reader (stguard in both
 # profiles and the third-party readers of conformance/adapters/) over the
-# corpus, with the reports in build/conform/:
+# corpus, and every bundled writer (stguard write) over the writer cases,
+# with the reports in build/conform/ (writers are columns beside the readers):
 #   summary.txt  results.jsonl  junit.xml  matrix.html  RESULTS.md
 #
 #   ci/conform.sh [--stguard PATH] [--update-results]
@@ -40,7 +41,7 @@ ci/setup-readers.sh
 out=build/conform
 mkdir -p "$out"
 set +e
-"$stguard" conform --all-readers --require-readers --out-dir "$out" --markdown "$out/RESULTS.md"
+"$stguard" conform --all-readers --all-writers --require-readers --out-dir "$out" --markdown "$out/RESULTS.md"
 status=$?
 set -e
 if [ "$status" -gt 1 ]; then

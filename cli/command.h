@@ -68,6 +68,7 @@ void add_corpus_command(CLI::App& root, Commands& commands);
 void add_conform_command(CLI::App& root, Commands& commands);
 void add_adapter_command(CLI::App& root, Commands& commands);
 void add_hunt_command(CLI::App& root, Commands& commands);
+void add_write_command(CLI::App& root, Commands& commands);
 
 }  // namespace stguard::cli
 

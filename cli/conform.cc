@@ -31,6 +31,7 @@
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
 #include "conformance/runner/selection.h"
+#include "conformance/writers/writer_run.h"
 #include "data_dir.h"
 #include "reader_args.h"
 
@@ -42,7 +43,8 @@ namespace conf = stguard::conformance;
 
 constexpr std::string_view kUsage =
     "stguard conform (--adapter CMD [--name NAME] [--plain] | --reader DIR|NAME | "
-    "--all-readers)... [options]";
+    "--all-readers | --writer CMD [--name NAME] | --writer-dir DIR|NAME | --all-writers)... "
+    "[options]";
 
 constexpr std::string_view kHelp =
     R"(Grades safetensors readers against the conformance corpus. Each reader is an
@@ -67,6 +69,16 @@ Readers (any number, in report order):
   --setup            run each reader's setup command (e.g. npm ci) first
   --require-readers  a reader that is not installed fails the run (exit 2)
                      instead of being reported as skipped
+
+Writers (graded on the writer cases, corpus/writers/; docs/writer-protocol.md):
+  --writer CMD       a writer adapter: `CMD SPEC.json OUT.safetensors` writes
+                     the spec or refuses it, exits 0 and says which in one JSON
+                     line, {"outcome":"written"|"refused"}; --name names it
+  --writer-dir DIR|NAME  a writer directory with a writer.json (the schema of
+                     reader.json), or a bundled one's name, e.g. stguard-write
+  --all-writers      every bundled writer
+  Writers share the readers' options (limits, -j, expectations, reports; the
+  matrices show them as columns beside the readers).
 
 Cases:
   --corpus DIR       the corpus [default: the data directory's corpus/]
@@ -103,7 +115,8 @@ Data (the corpus and the bundled readers), looked up in this order:
   stguard was built from.
 
 Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), FAIL_SHOULD_ACCEPT,
-FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR.
+FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR; for
+writers FAIL_INVALID_OUTPUT, FAIL_SHOULD_REFUSE, FAIL_SHOULD_WRITE too.
 
 Exit status: 0 every case passed (or failed as expected), 1 some case failed,
 2 the run could not happen (usage error, unreadable corpus, an --adapter that
@@ -122,6 +135,7 @@ struct ReaderArg {
   std::string value;  // the command or the directory
   std::string name;
   bool plain = false;
+  bool writer = false;  // --writer / --writer-dir / --all-writers
 };
 
 // The options as CLI11 fills them; checked and turned into ConformOptions by
@@ -131,6 +145,9 @@ struct ConformArgs {
   std::vector<std::string> names;
   std::vector<std::string> readers;
   bool all_readers = false;
+  std::vector<std::string> writers;
+  std::vector<std::string> writer_dirs;
+  bool all_writers = false;
   bool setup = false;
   bool require_readers = false;
   std::optional<std::string> data_dir;
@@ -154,6 +171,7 @@ struct ConformArgs {
 struct ConformOptions {
   std::vector<ReaderArg> readers;
   bool all_readers = false;
+  bool all_writers = false;
   bool setup = false;
   bool require_readers = false;
   fs::path corpus;
@@ -174,16 +192,27 @@ bool order_readers(const CLI::App& app, ConformArgs& args, std::string* error) {
   std::size_t adapter = 0;
   std::size_t name = 0;
   std::size_t reader = 0;
+  std::size_t writer = 0;
+  std::size_t writer_dir = 0;
   for (const CLI::Option* option : app.parse_order()) {
     const std::string& which = option->get_name();
-    if (which == "--adapter") {
+    if (which == "--writer") {
+      args.ordered.push_back({ReaderArg::Kind::kAdapter, args.writers[writer++], "", false, true});
+    } else if (which == "--writer-dir") {
+      args.ordered.push_back(
+          {ReaderArg::Kind::kDir, args.writer_dirs[writer_dir++], "", false, true});
+    } else if (which == "--adapter") {
       args.ordered.push_back({ReaderArg::Kind::kAdapter, args.adapters[adapter++], "", false});
     } else if (which == "--reader") {
       args.ordered.push_back({ReaderArg::Kind::kDir, args.readers[reader++], "", false});
     } else if (which == "--name" || which == "--plain") {
       if (args.ordered.empty() || args.ordered.back().kind != ReaderArg::Kind::kAdapter) {
-        *error = which == "--name" ? "--name names the --adapter given before it"
+        *error = which == "--name" ? "--name names the --adapter or --writer given before it"
                                    : "--plain applies to the --adapter given before it";
+        return false;
+      }
+      if (which == "--plain" && args.ordered.back().writer) {
+        *error = "--plain applies to readers, not to the --writer given before it";
         return false;
       }
       if (which == "--name") {
@@ -202,6 +231,7 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
   ConformOptions options;
   options.readers = args.ordered;
   options.all_readers = args.all_readers;
+  options.all_writers = args.all_writers;
   options.setup = args.setup;
   options.require_readers = args.require_readers;
   options.filter.id_globs = args.case_globs;
@@ -209,8 +239,10 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
   options.quiet = args.quiet;
   options.persistent = !args.no_persistent;
   options.reports = args.reports;
-  if (options.readers.empty() && !options.all_readers) {
-    *error = "no reader: give --adapter CMD, --reader DIR|NAME or --all-readers";
+  if (options.readers.empty() && !options.all_readers && !options.all_writers) {
+    *error =
+        "no reader or writer: give --adapter CMD, --reader DIR|NAME, --all-readers, --writer CMD, "
+        "--writer-dir DIR|NAME or --all-writers";
     return std::nullopt;
   }
   if (args.jobs && !parse_jobs(*args.jobs, &options.jobs, error)) return std::nullopt;
@@ -229,14 +261,14 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
   }
   // The data directory is needed unless both the corpus and every reader are given.
   const bool needs_data =
-      !args.corpus || options.all_readers ||
+      !args.corpus || options.all_readers || options.all_writers ||
       std::any_of(options.readers.begin(), options.readers.end(),
                   [](const ReaderArg& r) { return r.kind == ReaderArg::Kind::kDir; });
   std::optional<DataDir> data;
   if (needs_data) {
     std::string why;
     data = find_data_dir(args.data_dir, &why);
-    if (!data && (!args.corpus || options.all_readers)) {
+    if (!data && (!args.corpus || options.all_readers || options.all_writers)) {
       *error = why;
       return std::nullopt;
     }
@@ -261,16 +293,29 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
       return std::nullopt;
     }
   }
+  if (options.all_writers) {
+    const std::size_t before = readers.size();
+    for (const fs::path& dir : conf::find_reader_dirs(options.adapters, conf::kWriterJson)) {
+      readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false, true});
+    }
+    if (readers.size() == before) {
+      *error = "--all-writers: no writer.json under " + options.adapters.string();
+      return std::nullopt;
+    }
+  }
   for (const ReaderArg& arg : readers) {
     std::optional<conf::ReaderSpec> spec;
     if (arg.kind == ReaderArg::Kind::kAdapter) {
       spec = conf::reader_from_command(
           arg.value, arg.name, arg.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson,
           error);
-    } else if (const std::optional<fs::path> dir = reader_dir(arg.value, options.adapters, error)) {
-      spec = conf::load_reader_dir(*dir, self, error);
+    } else if (const std::optional<fs::path> dir =
+                   reader_dir(arg.value, options.adapters, error, arg.writer)) {
+      spec = conf::load_reader_dir(
+          *dir, self, error, arg.writer ? conf::kWriterJson : std::string_view("reader.json"));
     }
     if (!spec) return std::nullopt;
+    spec->writer = arg.writer;
     if (!conf::valid_reader_name(spec->name)) {
       *error = "reader name '" + base::terminal_safe(spec->name) +
                "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)";
@@ -284,7 +329,8 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
     }
     if (arg.kind == ReaderArg::Kind::kAdapter &&
         !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
-      *error = "--adapter: " + why_not_executable(spec->command.front(), spec->working_dir);
+      *error = (arg.writer ? "--writer: " : "--adapter: ") +
+               why_not_executable(spec->command.front(), spec->working_dir);
       return std::nullopt;
     }
     specs.push_back(std::move(*spec));
@@ -305,7 +351,7 @@ conf::ReaderRun not_run(const conf::ReaderSpec& spec, int signal_number) {
   conf::ReaderRun run;
   run.name = spec.name;
   run.command = conf::command_text(spec.command);
-  run.mode = spec.mode == conf::AdapterMode::kJson ? "json" : "plain";
+  run.mode = spec.writer ? "writer" : spec.mode == conf::AdapterMode::kJson ? "json" : "plain";
   run.skipped = true;
   run.skip_reason =
       "not run: the run was stopped by " + std::string(conf::signal_name(signal_number));
@@ -352,8 +398,10 @@ int run_conform(const Command& command, ConformArgs& args) {
   for (const conf::Case& c : corpus->cases) {
     if (options->filter.matches(c)) cases.push_back(c);
   }
-  if (cases.empty()) {
-    std::cerr << "stguard conform: no case matches the --case/--tag filters\n";
+  std::optional<std::vector<conf::LoadedWriterCase>> writer_cases =
+      conf::load_writer_cases(options->corpus, options->filter, &error);
+  if (!writer_cases) {
+    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
     return kExitUsage;
   }
   std::optional<conf::Expectations> expectations;
@@ -367,6 +415,17 @@ int run_conform(const Command& command, ConformArgs& args) {
   std::optional<std::vector<conf::ReaderSpec>> specs = collect_readers(*options, &error);
   if (!specs) {
     std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
+  // Readers are graded on the reader cases, writers on the writer cases.
+  const bool any_reader = std::any_of(specs->begin(), specs->end(),
+                                      [](const conf::ReaderSpec& s) { return !s.writer; });
+  const bool any_writer =
+      specs->size() > 0 && !std::all_of(specs->begin(), specs->end(),
+                                        [](const conf::ReaderSpec& s) { return !s.writer; });
+  if ((any_reader && cases.empty()) || (any_writer && writer_cases->empty())) {
+    std::cerr << "stguard conform: no " << (any_reader && cases.empty() ? "" : "writer ")
+              << "case matches the --case/--tag filters\n";
     return kExitUsage;
   }
   if (args.out_dir) {
@@ -387,11 +446,15 @@ int run_conform(const Command& command, ConformArgs& args) {
   conf::install_stop_handlers();
   conf::become_subreaper();
   const ChildSweep sweep;
-  const std::size_t cases_total = cases.size() * specs->size();
+  std::size_t cases_total = 0;
+  for (const conf::ReaderSpec& spec : *specs) {
+    cases_total += spec.writer ? writer_cases->size() : cases.size();
+  }
   std::size_t cases_done = 0;
 
   conf::RunOptions run_options;
-  run_options.jobs = base::effective_jobs(options->jobs, cases.size());
+  run_options.jobs =
+      base::effective_jobs(options->jobs, std::max(cases.size(), writer_cases->size()));
   run_options.limits.timeout = options->timeout;
   run_options.limits.address_space_bytes = options->memory_mb << 20;
   run_options.expectations = expectations ? &*expectations : nullptr;
@@ -420,7 +483,9 @@ int run_conform(const Command& command, ConformArgs& args) {
       conf::ReaderRun skipped;
       skipped.name = spec.name;
       skipped.command = conf::command_text(spec.command);
-      skipped.mode = spec.mode == conf::AdapterMode::kJson ? "json" : "plain";
+      skipped.mode = spec.writer                             ? "writer"
+                     : spec.mode == conf::AdapterMode::kJson ? "json"
+                                                             : "plain";
       skipped.skipped = true;
       skipped.skip_reason = probe.reason;
       if (!options->quiet) {
@@ -434,7 +499,9 @@ int run_conform(const Command& command, ConformArgs& args) {
     if (!options->quiet) {
       std::cerr << "== " << spec.name
                 << (probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")")
-                << ": " << cases.size() << " cases, -j " << run_options.jobs << "\n";
+                << ": " << (spec.writer ? writer_cases->size() : cases.size())
+                << (spec.writer ? " writer cases" : " cases") << ", -j " << run_options.jobs
+                << "\n";
     }
     if (progress) {
       run_options.on_result = [](const conf::CaseResult&, std::size_t done, std::size_t total) {
@@ -450,7 +517,9 @@ int run_conform(const Command& command, ConformArgs& args) {
     if (spec.runs_self) reader_options.limits.address_space_bytes = 0;
 #endif
     const auto start = std::chrono::steady_clock::now();
-    conf::ReaderRun run = conf::run_reader(spec, options->corpus, cases, reader_options);
+    conf::ReaderRun run = spec.writer
+                              ? conf::run_writer(spec, *writer_cases, reader_options)
+                              : conf::run_reader(spec, options->corpus, cases, reader_options);
     cases_done += run.results.size();
     run.version = probe.version;
     if (run.interrupted) {
@@ -494,8 +563,10 @@ int run_conform(const Command& command, ConformArgs& args) {
   std::cout << summary;
   std::cout.flush();
   const bool written =
-      write_reports(runs, matrix_info(options->corpus, cases.size()), options->reports, summary,
-                    &error) &&
+      write_reports(runs,
+                    matrix_info(options->corpus, (any_reader ? cases.size() : 0) +
+                                                     (any_writer ? writer_cases->size() : 0)),
+                    options->reports, summary, &error) &&
       // An expectation file from a stopped run would drop the cases that did
       // not run: it is not written.
       (incomplete || !options->write_expectations ||
@@ -530,6 +601,9 @@ void add_conform_command(CLI::App& root, Commands& commands) {
       CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--reader", args->readers);
   app.add_flag("--all-readers", args->all_readers)->disable_flag_override();
+  app.add_option("--writer", args->writers);
+  app.add_option("--writer-dir", args->writer_dirs);
+  app.add_flag("--all-writers", args->all_writers)->disable_flag_override();
   app.add_flag("--setup", args->setup)->disable_flag_override();
   app.add_flag("--require-readers", args->require_readers)->disable_flag_override();
   app.add_option("--data-dir", args->data_dir);

@@ -28,6 +28,7 @@
 #include "command.h"
 #include "conformance/generator/recipe.h"
 #include "conformance/model/manifest.h"
+#include "conformance/writers/cases.h"
 #include "data_dir.h"
 
 namespace stguard::cli {
@@ -153,7 +154,13 @@ bool check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus, const 
   }
   if (fs::is_directory(dir, ec)) {
     for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (!entry.is_regular_file() || entry.path().extension() != ".safetensors") continue;
+      // Reader cases, and the writer cases' specs in writers/.
+      const bool writer_spec = entry.path().extension() == ".json" &&
+                               entry.path().parent_path().filename() == conf::kWriterGroup;
+      if (!entry.is_regular_file() ||
+          (entry.path().extension() != ".safetensors" && !writer_spec)) {
+        continue;
+      }
       const std::string rel = fs::relative(entry.path(), dir).generic_string();
       if (!expected_files.count(rel)) {
         std::cout << "stale: " << rel << "\n";

@@ -24,6 +24,8 @@ constexpr std::string_view kUsage =
     "  conform  grade safetensors readers against the corpus (matrix, reports)\n"
     "  hunt     fuzz a reader against stguard's verdicts; findings become cases\n"
     "  adapter  print stguard's own verdict on a file in the adapter protocol\n"
+    "  write    write a safetensors file from a JSON spec (canonical; refuses\n"
+    "           what the format forbids)\n"
     "  help     show this help, or `stguard help <command>` for a command's help\n"
     "\n"
     "Options:\n"
@@ -78,6 +80,7 @@ int run(int argc, char** argv) {
   add_conform_command(root, commands);
   add_adapter_command(root, commands);
   add_hunt_command(root, commands);
+  add_write_command(root, commands);
   Command& help_command = commands.add(root, "help", "show help", kHelpUsage, kHelpHelp);
   // Everything after `help` names the topic, even words that are command
   // names themselves (CLI11 would otherwise take them as commands).

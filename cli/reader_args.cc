@@ -15,21 +15,26 @@ namespace stguard::cli {
 namespace fs = std::filesystem;
 namespace conf = stguard::conformance;
 
+// A --reader value: a reader directory, or the name of a bundled reader.
+// A --writer-dir value likewise, with writer.json.
 std::optional<fs::path> reader_dir(const std::string& value, const fs::path& adapters,
-                                   std::string* error) {
+                                   std::string* error, bool writer) {
+  const std::string_view file = writer ? conf::kWriterJson : "reader.json";
   std::error_code ec;
-  if (fs::is_regular_file(fs::path(value) / "reader.json", ec)) return fs::path(value);
+  if (fs::is_regular_file(fs::path(value) / file, ec)) return fs::path(value);
   if (!adapters.empty() && value.find('/') == std::string::npos &&
-      fs::is_regular_file(adapters / value / "reader.json", ec)) {
+      fs::is_regular_file(adapters / value / file, ec)) {
     return adapters / value;
   }
   std::string bundled;
   if (!adapters.empty()) {
-    for (const fs::path& dir : conf::find_reader_dirs(adapters)) {
+    for (const fs::path& dir : conf::find_reader_dirs(adapters, file)) {
       bundled += (bundled.empty() ? "" : ", ") + dir.filename().string();
     }
   }
-  *error = "--reader " + value + ": no reader.json there, and no bundled reader of that name" +
+  const std::string what = writer ? "writer" : "reader";
+  *error = (writer ? "--writer-dir " : "--reader ") + value + ": no " + std::string(file) +
+           " there, and no bundled " + what + " of that name" +
            (bundled.empty() ? std::string() : " (bundled: " + bundled + ")");
   return std::nullopt;
 }

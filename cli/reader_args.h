@@ -13,10 +13,11 @@
 namespace stguard::cli {
 
 // A --reader value: a reader directory, or the name of a bundled reader
-// (a directory of `adapters`). nullopt with *error naming the bundled ones.
+// (a directory of `adapters`); with `writer`, a --writer-dir value likewise,
+// with writer.json. nullopt with *error naming the bundled ones.
 std::optional<std::filesystem::path> reader_dir(const std::string& value,
                                                 const std::filesystem::path& adapters,
-                                                std::string* error);
+                                                std::string* error, bool writer = false);
 
 // Why the first word of an --adapter command names nothing that can run,
 // for a word conformance::resolve_executable did not resolve.

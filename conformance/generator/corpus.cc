@@ -14,6 +14,7 @@
 #include "conformance/generator/bytes.h"
 #include "conformance/generator/readme.h"
 #include "conformance/model/manifest.h"
+#include "conformance/writers/cases.h"
 
 namespace stguard::conformance {
 namespace {
@@ -322,6 +323,21 @@ std::string manifest_text(std::span<const BuiltCase> cases) {
 
 // Removes *.safetensors in out_dir's subdirectories that no case produced (a
 // renamed or deleted recipe), then directories left empty.
+// The corpus README's section on the writer cases (its table rows follow).
+constexpr std::string_view kWriterReadmeHead =
+    "\n## Writer cases\n\n"
+    "`writers/` holds the cases that grade writers (`stguard conform --writer`, see\n"
+    "docs/writer-protocol.md): one JSON spec per case, and `writers/manifest.json`\n"
+    "saying whether a conforming writer writes it or refuses it.\n\n"
+    "| id | expect | reason | description |\n|---|---|---|---|\n";
+
+// A file the generator owns in a group directory: a reader case, or a writer
+// case's spec (and the writer manifest) in corpus/writers/.
+bool is_case_file(const std::filesystem::path& path) {
+  return path.extension() == ".safetensors" ||
+         (path.extension() == ".json" && path.parent_path().filename() == kWriterGroup);
+}
+
 void remove_stale(const std::filesystem::path& out_dir, const std::set<std::string>& produced,
                   WriteReport& report) {
   std::error_code ec;
@@ -333,7 +349,7 @@ void remove_stale(const std::filesystem::path& out_dir, const std::set<std::stri
   for (const auto& dir : dirs) {
     std::vector<std::filesystem::path> stale;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (!entry.is_regular_file() || entry.path().extension() != ".safetensors") continue;
+      if (!entry.is_regular_file() || !is_case_file(entry.path())) continue;
       const std::string rel = dir.filename().string() + "/" + entry.path().filename().string();
       if (!produced.count(rel)) stale.push_back(entry.path());
     }
@@ -402,7 +418,17 @@ WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
   std::string error;
   const std::optional<std::string> tmpl = base::read_file(set.dir / "corpus_readme.md.in", &error);
   if (!tmpl) throw RecipeError(error);
-  write_if_changed(out_dir / "README.md", corpus_readme(set, corpus, *tmpl), "README.md", report);
+  // The writer cases (conformance/writers/cases.h) live beside the reader
+  // cases, in their own group directory with their own manifest.
+  ensure_directory(out_dir / kWriterGroup);
+  for (const auto& [file, bytes] : writer_case_files()) {
+    write_if_changed(out_dir / file, bytes, file, report);
+    produced.insert(file);
+  }
+  write_if_changed(
+      out_dir / "README.md",
+      corpus_readme(set, corpus, *tmpl) + std::string(kWriterReadmeHead) + writer_cases_readme(),
+      "README.md", report);
   // Only prune inside a directory that already was a corpus, never in some
   // arbitrary --out directory.
   if (existing_corpus) remove_stale(out_dir, produced, report);

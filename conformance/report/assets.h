@@ -15,7 +15,7 @@ namespace stguard::conformance::assets {
 // @READER_ROWS@, @LEGEND@, @CASE_TOTAL@, @DATA@ and @SCRIPT@ to fill in.
 std::string_view matrix_html() noexcept;
 // assets/matrix.css: the page's style. `.gN` colours the grade at index N of
-// kAllGrades (worst first: .g0 CRASH ... .g8 PASS).
+// kAllGrades (worst first: .g0 CRASH ... .g11 PASS).
 std::string_view matrix_css() noexcept;
 // assets/matrix.js: builds the matrix, its filters and the detail panel from
 // the page's JSON data (textContent only, never markup).

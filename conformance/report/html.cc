@@ -37,6 +37,12 @@ std::string_view grade_meaning(Grade grade) noexcept {
       return "accepted, but a tensor's name, dtype, shape, range or bytes differ";
     case Grade::kFailShouldAccept:
       return "rejected a valid file";
+    case Grade::kFailInvalidOutput:
+      return "wrote a file the strict or the reference profile rejects";
+    case Grade::kFailShouldRefuse:
+      return "wrote a spec that must be refused";
+    case Grade::kFailShouldWrite:
+      return "refused a spec that must be written";
     case Grade::kProtocolError:
       return "exit 0 but no valid protocol answer";
     case Grade::kImplAccept:

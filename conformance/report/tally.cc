@@ -20,6 +20,12 @@ std::string_view grade_code(Grade grade) noexcept {
       return "WRONG";
     case Grade::kFailShouldAccept:
       return "SHOULD-ACC";
+    case Grade::kFailInvalidOutput:
+      return "INVALID";
+    case Grade::kFailShouldRefuse:
+      return "SHOULD-REF";
+    case Grade::kFailShouldWrite:
+      return "SHOULD-WRI";
     case Grade::kProtocolError:
       return "PROTO";
     case Grade::kImplAccept:

@@ -29,13 +29,14 @@ struct MatrixInfo {
 };
 
 // The short code of a grade used in matrix cells: PASS, ACC (IMPL_ACCEPT),
-// REJ (IMPL_REJECT), WRONG, SHOULD-REJ, SHOULD-ACC, CRASH, TIME, PROTO.
+// REJ (IMPL_REJECT), WRONG, SHOULD-REJ, SHOULD-ACC, CRASH, TIME, PROTO, and
+// for writers INVALID (FAIL_INVALID_OUTPUT), SHOULD-REF, SHOULD-WRI.
 std::string_view grade_code(Grade grade) noexcept;
 
 inline constexpr std::size_t kGradeCount = std::size(kAllGrades);
 
 // Position in kAllGrades (worst first): the index used in arrays, in the
-// HTML page's data and in its CSS classes (.g0 .. .g8).
+// HTML page's data and in its CSS classes (.g0 .. .g11).
 std::size_t grade_index(Grade grade) noexcept;
 
 // Summary tables list grades best first: the passing ones, then the verdict
@@ -45,6 +46,9 @@ inline constexpr Grade kBestFirst[] = {Grade::kPass,
                                        Grade::kImplReject,
                                        Grade::kFailShouldAccept,
                                        Grade::kFailShouldReject,
+                                       Grade::kFailShouldWrite,
+                                       Grade::kFailShouldRefuse,
+                                       Grade::kFailInvalidOutput,
                                        Grade::kFailWrongContent,
                                        Grade::kProtocolError,
                                        Grade::kTimeout,

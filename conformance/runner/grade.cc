@@ -33,19 +33,6 @@ std::string_view trim(std::string_view text) {
   return text.substr(begin, end - begin);
 }
 
-// The end of stderr, where a crashing runtime says why.
-std::string stderr_excerpt(const std::string& tail) {
-  std::string text(trim(tail));
-  if (text.size() > kMaxMessageBytes) {
-    std::size_t start = text.size() - kMaxMessageBytes;
-    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
-      ++start;
-    }
-    text = "..." + text.substr(start);
-  }
-  return text;
-}
-
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -246,9 +233,49 @@ CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& ru
 
 }  // namespace
 
-CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
-                      const ProcessLimits& limits) {
-  CaseResult result = grade_answer(c, mode, run, limits);
+// The end of stderr, where a crashing runtime says why.
+std::string stderr_excerpt(const std::string& tail) {
+  std::string text(trim(tail));
+  if (text.size() > kMaxMessageBytes) {
+    std::size_t start = text.size() - kMaxMessageBytes;
+    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
+      ++start;
+    }
+    text = "..." + text.substr(start);
+  }
+  return text;
+}
+
+bool grade_process_failure(const ProcessResult& run, const ProcessLimits& limits,
+                           CaseResult& result) {
+  using Status = ProcessResult::Status;
+  switch (run.status) {
+    case Status::kSpawnFailed:
+      result.grade = Grade::kCrash;
+      result.detail = "could not start: " + run.spawn_error;
+      return true;
+    case Status::kTimedOut:
+      result.grade = Grade::kTimeout;
+      result.detail = "no result within " + std::to_string(limits.timeout.count()) +
+                      " ms; the process group was killed";
+      result.reader_error = stderr_excerpt(run.stderr_tail);
+      return true;
+    case Status::kInterrupted:
+      result.grade = Grade::kCrash;
+      result.detail = "interrupted: the run was stopped";
+      return true;
+    case Status::kSignaled:
+      result.grade = Grade::kCrash;
+      result.detail = "killed by " + signal_name(run.term_signal);
+      result.reader_error = stderr_excerpt(run.stderr_tail);
+      return true;
+    case Status::kExited:
+      return false;
+  }
+  return false;
+}
+
+void note_leftovers(const ProcessResult& run, CaseResult& result) {
   result.leftover_processes = run.leftover_processes;
   if (run.leftover_processes != 0) {
     std::string note = "left " + std::to_string(run.leftover_processes) +
@@ -260,6 +287,12 @@ CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
     }
     result.detail = result.detail.empty() ? note : result.detail + "; " + note;
   }
+}
+
+CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
+                      const ProcessLimits& limits) {
+  CaseResult result = grade_answer(c, mode, run, limits);
+  note_leftovers(run, result);
   return result;
 }
 
@@ -275,30 +308,7 @@ CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& ru
   result.tags = c.tags;
   result.duration_ms = run.wall_ms;
 
-  using Status = ProcessResult::Status;
-  switch (run.status) {
-    case Status::kSpawnFailed:
-      result.grade = Grade::kCrash;
-      result.detail = "could not start: " + run.spawn_error;
-      return result;
-    case Status::kTimedOut:
-      result.grade = Grade::kTimeout;
-      result.detail = "no result within " + std::to_string(limits.timeout.count()) +
-                      " ms; the process group was killed";
-      result.reader_error = stderr_excerpt(run.stderr_tail);
-      return result;
-    case Status::kInterrupted:
-      result.grade = Grade::kCrash;
-      result.detail = "interrupted: the run was stopped";
-      return result;
-    case Status::kSignaled:
-      result.grade = Grade::kCrash;
-      result.detail = "killed by " + signal_name(run.term_signal);
-      result.reader_error = stderr_excerpt(run.stderr_tail);
-      return result;
-    case Status::kExited:
-      break;
-  }
+  if (grade_process_failure(run, limits, result)) return result;
   if (mode == AdapterMode::kPlain) {
     if (run.exit_code == 0 || run.exit_code == 1) {
       grade_verdict(c, run.exit_code == 0, result);

@@ -4,6 +4,8 @@
 #ifndef STGUARD_CONFORMANCE_RUNNER_GRADE_H_
 #define STGUARD_CONFORMANCE_RUNNER_GRADE_H_
 
+#include <string>
+
 #include "conformance/model/case.h"
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
@@ -34,6 +36,17 @@ namespace stguard::conformance {
 // the answer's, and the detail says so.
 CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
                       const ProcessLimits& limits);
+
+// The grading every adapter shares, readers and writers alike
+// (conformance/writers/writer_grade.h):
+// CRASH (spawn failure, a signal, a stop) or TIMEOUT when `run` did not exit,
+// with detail and reader_error filled in; true then, false when it exited.
+bool grade_process_failure(const ProcessResult& run, const ProcessLimits& limits,
+                           CaseResult& result);
+// Records run.leftover_processes in `result` and says so in its detail.
+void note_leftovers(const ProcessResult& run, CaseResult& result);
+// The end of stderr (at most 2,000 bytes), where a crashing runtime says why.
+std::string stderr_excerpt(const std::string& tail);
 
 }  // namespace stguard::conformance
 

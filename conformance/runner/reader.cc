@@ -105,8 +105,8 @@ std::optional<ReaderSpec> reader_from_command(std::string_view command, std::str
 
 std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
                                           const std::filesystem::path& self_executable,
-                                          std::string* error) {
-  const std::filesystem::path path = dir / "reader.json";
+                                          std::string* error, std::string_view file_name) {
+  const std::filesystem::path path = dir / file_name;
   const std::optional<std::string> text = base::read_file(path, error);
   if (!text) return std::nullopt;
   json object = json::parse(*text, nullptr, /*allow_exceptions=*/false);
@@ -157,11 +157,12 @@ std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
   return spec;
 }
 
-std::vector<std::filesystem::path> find_reader_dirs(const std::filesystem::path& dir) {
+std::vector<std::filesystem::path> find_reader_dirs(const std::filesystem::path& dir,
+                                                    std::string_view file_name) {
   std::vector<std::filesystem::path> dirs;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.is_directory(ec) && std::filesystem::exists(entry.path() / "reader.json", ec)) {
+    if (entry.is_directory(ec) && std::filesystem::exists(entry.path() / file_name, ec)) {
       dirs.push_back(entry.path());
     }
   }

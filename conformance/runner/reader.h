@@ -42,6 +42,8 @@ struct ReaderSpec {
   AdapterMode mode = AdapterMode::kJson;
   std::filesystem::path working_dir;
   bool runs_self = false;  // the command runs "${STGUARD}", the running executable
+  // A writer (`stguard conform --writer`): run on the writer cases, CMD SPEC OUT.
+  bool writer = false;
 };
 
 // Splits a command line into words: blanks separate words, '...' and "..."
@@ -57,12 +59,17 @@ std::optional<ReaderSpec> reader_from_command(std::string_view command, std::str
                                               AdapterMode mode, std::string* error);
 
 // A reader from DIR/reader.json. `self_executable` replaces "${STGUARD}".
+// Writers (conformance/writers/writer_run.h) are described the same way, in
+// a writer.json: `file_name` says which.
 std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
                                           const std::filesystem::path& self_executable,
-                                          std::string* error);
+                                          std::string* error,
+                                          std::string_view file_name = "reader.json");
 
-// Every subdirectory of `dir` holding a reader.json, sorted by name.
-std::vector<std::filesystem::path> find_reader_dirs(const std::filesystem::path& dir);
+// Every subdirectory of `dir` holding a reader.json (or `file_name`), sorted
+// by name.
+std::vector<std::filesystem::path> find_reader_dirs(const std::filesystem::path& dir,
+                                                    std::string_view file_name = "reader.json");
 
 // The command as one line a user could paste (words with blanks or quotes
 // are single-quoted).

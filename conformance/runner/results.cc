@@ -15,6 +15,12 @@ std::string_view grade_name(Grade grade) noexcept {
       return "FAIL_WRONG_CONTENT";
     case Grade::kFailShouldAccept:
       return "FAIL_SHOULD_ACCEPT";
+    case Grade::kFailInvalidOutput:
+      return "FAIL_INVALID_OUTPUT";
+    case Grade::kFailShouldRefuse:
+      return "FAIL_SHOULD_REFUSE";
+    case Grade::kFailShouldWrite:
+      return "FAIL_SHOULD_WRITE";
     case Grade::kProtocolError:
       return "PROTOCOL_ERROR";
     case Grade::kImplAccept:

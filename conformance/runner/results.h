@@ -25,10 +25,14 @@ enum class Grade {
   kFailShouldReject,  // accepted a case whose verdict is "reject"
   kFailWrongContent,  // accepted, but a tensor's name/dtype/shape/range/bytes differ
   kFailShouldAccept,  // rejected a case whose verdict is "accept"
-  kProtocolError,     // exit 0 but stdout is not one valid protocol object
-  kImplAccept,        // accepted an "either" case (with the expected tensors)
-  kImplReject,        // rejected an "either" case
-  kPass,              // the expected verdict (and, when accepted, the expected tensors)
+  // Writers (conformance/writers/, docs/writer-protocol.md):
+  kFailInvalidOutput,  // wrote a file the strict or the reference profile rejects
+  kFailShouldRefuse,   // wrote a spec that must be refused
+  kFailShouldWrite,    // refused a spec that must be written
+  kProtocolError,      // exit 0 but stdout is not one valid protocol object
+  kImplAccept,         // accepted an "either" case (with the expected tensors)
+  kImplReject,         // rejected an "either" case
+  kPass,               // the expected verdict (and, when accepted, the expected tensors)
 };
 
 inline constexpr Grade kAllGrades[] = {Grade::kCrash,
@@ -36,13 +40,17 @@ inline constexpr Grade kAllGrades[] = {Grade::kCrash,
                                        Grade::kFailShouldReject,
                                        Grade::kFailWrongContent,
                                        Grade::kFailShouldAccept,
+                                       Grade::kFailInvalidOutput,
+                                       Grade::kFailShouldRefuse,
+                                       Grade::kFailShouldWrite,
                                        Grade::kProtocolError,
                                        Grade::kImplAccept,
                                        Grade::kImplReject,
                                        Grade::kPass};
 
 // "CRASH", "TIMEOUT", "FAIL_SHOULD_REJECT", "FAIL_WRONG_CONTENT",
-// "FAIL_SHOULD_ACCEPT", "PROTOCOL_ERROR", "IMPL_ACCEPT", "IMPL_REJECT", "PASS".
+// "FAIL_SHOULD_ACCEPT", "FAIL_INVALID_OUTPUT", "FAIL_SHOULD_REFUSE",
+// "FAIL_SHOULD_WRITE", "PROTOCOL_ERROR", "IMPL_ACCEPT", "IMPL_REJECT", "PASS".
 std::string_view grade_name(Grade grade) noexcept;
 std::optional<Grade> grade_from_name(std::string_view name) noexcept;
 

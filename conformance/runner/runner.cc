@@ -74,9 +74,6 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   run.name = spec.name;
   run.command = command_text(spec.command);
   run.mode = spec.mode == AdapterMode::kJson ? "json" : "plain";
-  run.results.resize(cases.size());
-  run.cases_planned = cases.size();
-
   const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
   std::mutex report_mutex;
   std::size_t done = 0;
@@ -87,7 +84,7 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
     CaseResult result = grade_case(cases[index], spec.mode, process, options.limits);
     if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
     const std::lock_guard<std::mutex> lock(report_mutex);
-    run.results[index] = std::move(result);
+    run.results[index] = std::move(*result);
     ++done;
     if (options.on_result) options.on_result(run.results[index], done, cases.size());
   };
@@ -123,7 +120,32 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   }
   std::sort(run.results.begin(), run.results.end(),
             [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
-  return run;
+}
+
+void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
+               const std::function<std::optional<CaseResult>(std::size_t)>& grade_one) {
+  run.results.resize(count);
+  run.cases_planned = count;
+  std::mutex report_mutex;
+  std::size_t done = 0;
+  base::parallel_for_each(count, {.jobs = options.jobs}, [&](std::size_t index) {
+    // After a stop request no case starts, and none that was cut short is
+    // graded: the run is incomplete and says so.
+    if (stop_signal() != 0) return;
+    std::optional<CaseResult> result = grade_one(index);
+    if (!result) return;
+    if (options.expectations != nullptr) options.expectations->apply(run.name, *result);
+    const std::lock_guard<std::mutex> lock(report_mutex);
+    run.results[index] = std::move(*result);
+    ++done;
+    if (options.on_result) options.on_result(run.results[index], done, count);
+  });
+  if (stop_signal() != 0) {
+    run.interrupted = true;
+    std::erase_if(run.results, [](const CaseResult& r) { return r.case_id.empty(); });
+  }
+  std::sort(run.results.begin(), run.results.end(),
+            [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
 }
 
 bool valid_reader_name(std::string_view name) noexcept {

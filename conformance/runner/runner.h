@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -68,6 +69,16 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
 // with `*interrupted` set and is not graded.
 CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
                          const ProcessLimits& limits, bool* interrupted);
+
+// The parallel part of run_reader, shared with the writer runner
+// (conformance/writers/writer_run.h): calls grade_one(index) for each of
+// `count` cases, options.jobs at a time, into run.results. No case starts
+// after a stop request (stop_signal()); one whose grade_one returns nullopt
+// (cut short by the stop) is not recorded, and the run is then marked
+// interrupted. Expectations are applied under run.name, on_result is called,
+// and the results end sorted by case id.
+void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
+               const std::function<std::optional<CaseResult>(std::size_t)>& grade_one);
 
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).

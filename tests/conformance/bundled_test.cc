@@ -1,7 +1,8 @@
-// tests/conformance/bundled_test.cc: `stguard conform --all-readers`, the run the
-// main job makes: stguard grades itself through the adapter protocol with no
-// failure in either profile, and conformance/RESULTS.md is what the runner
-// writes today (regenerate with ci/conform.sh --update-results).
+// tests/conformance/bundled_test.cc: `stguard conform --all-readers
+// --all-writers`, the run the main job makes: stguard grades itself through
+// the adapter protocol with no failure in either profile, its writer passes
+// every writer case, and conformance/RESULTS.md is what the runner writes
+// today (regenerate with ci/conform.sh --update-results).
 //
 // The JavaScript readers need `npm ci` (ci/setup-readers.sh). Without them
 // the run reports them as skipped; the sync check is then skipped too,
@@ -37,8 +38,8 @@ class ConformBundled : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new stguard_test::TempDir();
     run_ = new stguard_test::CliRun(stguard_test::run_cli(
-        {"conform", "--all-readers", "-q", "--jsonl", dir_->file("results.jsonl"), "--markdown",
-         dir_->file("RESULTS.md")}));
+        {"conform", "--all-readers", "--all-writers", "-q", "--jsonl", dir_->file("results.jsonl"),
+         "--markdown", dir_->file("RESULTS.md")}));
     std::ifstream in(dir_->file("results.jsonl"));
     for (std::string line; std::getline(in, line);) {
       if (!line.empty()) lines_->push_back(nlohmann::json::parse(line));
@@ -84,6 +85,17 @@ TEST_F(ConformBundled, StguardPassesItsOwnCorpusInBothProfiles) {
   }
   EXPECT_GT(strict, 400u);
   EXPECT_EQ(strict, reference);
+}
+
+TEST_F(ConformBundled, StguardsWriterPassesEveryWriterCase) {
+  std::size_t cases = 0;
+  for (const nlohmann::json& line : *lines_) {
+    if (line["reader"] != "stguard-write") continue;
+    ASSERT_FALSE(line.value("skipped", false)) << line.dump();
+    EXPECT_EQ(line["grade"], "PASS") << line.dump();
+    ++cases;
+  }
+  EXPECT_GE(cases, 60u);
 }
 
 TEST_F(ConformBundled, ThirdPartyReadersRan) {

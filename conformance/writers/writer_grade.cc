@@ -1,0 +1,229 @@
+// conformance/writers/writer_grade.cc: a writer's run -> grade
+// (writer_grade.h).
+#include "conformance/writers/writer_grade.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <span>
+
+#include "base/json.h"
+#include "conformance/runner/grade.h"
+#include "stguard/dtype.h"
+#include "stguard/header.h"
+
+namespace stguard::conformance {
+namespace {
+
+using Json = nlohmann::json;
+
+// A name as a JSON string, quoted and escaped.
+std::string json_quoted(const std::string& text) {
+  return base::json_line(nlohmann::ordered_json(text));
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i == 0 ? "" : ",") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// The answer on stdout: nullopt and *why when it is not one.
+struct Answer {
+  bool written = false;
+  std::string error;
+};
+
+std::optional<Answer> read_answer(const ProcessResult& run, std::string* why) {
+  if (run.stdout_truncated) {
+    *why = "stdout ran past its cap";
+    return std::nullopt;
+  }
+  const Json doc = Json::parse(run.stdout_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    *why = run.stdout_text.find_first_not_of(" \t\r\n") == std::string::npos
+               ? "nothing on stdout"
+               : "stdout is not one JSON object";
+    return std::nullopt;
+  }
+  const auto outcome = doc.find("outcome");
+  if (outcome == doc.end() || !outcome->is_string() ||
+      (*outcome != "written" && *outcome != "refused")) {
+    *why = "\"outcome\" must be \"written\" or \"refused\"";
+    return std::nullopt;
+  }
+  Answer answer;
+  answer.written = *outcome == "written";
+  for (const char* field : {"error", "reason"}) {
+    const auto it = doc.find(field);
+    if (it == doc.end() || it->is_null()) continue;
+    if (!it->is_string()) {
+      *why = std::string("\"") + field + "\" must be a string or null";
+      return std::nullopt;
+    }
+    if (std::string_view(field) == "error") answer.error = it->get<std::string>();
+  }
+  return answer;
+}
+
+// The spec's metadata as the file must hold it: string pairs by key (the
+// spec of a written case has string values only).
+std::map<std::string, std::string> spec_metadata(const WriterSpec& spec) {
+  std::map<std::string, std::string> out;
+  if (!spec.metadata) return out;
+  for (const auto& [key, value] : *spec.metadata) {
+    out[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  return out;
+}
+
+// The differences between the file and the spec; empty when none.
+std::string content_difference(const WriterSpec& spec, const Header& header,
+                               std::string_view bytes) {
+  std::map<std::string, const TensorInfo*> by_name;
+  for (const TensorInfo& t : header.tensors) by_name[t.name] = &t;
+  if (header.tensors.size() != spec.tensors.size()) {
+    return "the file has " + std::to_string(header.tensors.size()) + " tensors, the spec " +
+           std::to_string(spec.tensors.size());
+  }
+  for (const SpecTensor& want : spec.tensors) {
+    const auto it = by_name.find(want.name);
+    if (it == by_name.end()) return "tensor " + json_quoted(want.name) + " is missing";
+    const TensorInfo& got = *it->second;
+    if (dtype_name(got.dtype) != want.dtype) {
+      return "tensor " + json_quoted(want.name) + ": dtype " + std::string(dtype_name(got.dtype)) +
+             ", the spec " + want.dtype;
+    }
+    if (got.shape != want.shape) {
+      return "tensor " + json_quoted(want.name) + ": shape " + shape_text(got.shape) + ", the spec " +
+             shape_text(want.shape);
+    }
+    const std::string_view data = bytes.substr(header.data_offset() + got.begin, got.byte_size());
+    if (data.size() != want.data.size() ||
+        !std::equal(data.begin(), data.end(), want.data.begin(),
+                    [](char a, std::uint8_t b) { return static_cast<std::uint8_t>(a) == b; })) {
+      return "tensor " + json_quoted(want.name) + ": the data bytes differ from the spec's";
+    }
+  }
+  std::map<std::string, std::string> got_metadata;
+  if (header.metadata) {
+    for (const auto& [key, value] : *header.metadata) got_metadata[key] = value;
+  }
+  const std::map<std::string, std::string> want_metadata = spec_metadata(spec);
+  if (got_metadata != want_metadata) {
+    for (const auto& [key, value] : want_metadata) {
+      const auto it = got_metadata.find(key);
+      if (it == got_metadata.end()) return "metadata " + json_quoted(key) + " is missing";
+      if (it->second != value) return "metadata " + json_quoted(key) + ": the value differs";
+    }
+    for (const auto& [key, value] : got_metadata) {
+      if (!want_metadata.count(key)) return "metadata " + json_quoted(key) + " is not in the spec";
+    }
+  }
+  return "";
+}
+
+// The lints of a valid file with the right content: what a conforming
+// reader accepts but a careful writer avoids.
+std::string lints(const Header& header, mode_t mode) {
+  std::vector<std::string> found;
+  if (header.header_len % 8 != 0) {
+    found.push_back("header not padded to a multiple of 8 bytes (" +
+                    std::to_string(header.header_len) + ")");
+  }
+  std::vector<const TensorInfo*> by_offset;
+  for (const TensorInfo& t : header.tensors) by_offset.push_back(&t);
+  std::stable_sort(by_offset.begin(), by_offset.end(),
+                   [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
+  const bool canonical = std::is_sorted(
+      by_offset.begin(), by_offset.end(), [](const TensorInfo* a, const TensorInfo* b) {
+        const int rank_a = dtype_writer_rank(a->dtype);
+        const int rank_b = dtype_writer_rank(b->dtype);
+        return rank_a != rank_b ? rank_a < rank_b : a->name < b->name;
+      });
+  if (!canonical) found.push_back("tensors not in the canonical order (dtype, then name)");
+  for (const TensorInfo& t : header.tensors) {
+    const std::uint64_t element_bytes = std::max<std::uint64_t>(dtype_bits(t.dtype) / 8, 1);
+    if ((header.data_offset() + t.begin) % element_bytes != 0) {
+      found.push_back("tensor " + json_quoted(t.name) + "'s data not aligned to its " +
+                      std::to_string(element_bytes) + "-byte elements");
+      break;
+    }
+  }
+  if ((mode & S_IROTH) == 0)
+    found.push_back("file not readable by others (mode " + [&] {
+      char text[8];
+      std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+      return std::string(text);
+    }() + ")");
+  std::string out;
+  for (const std::string& lint : found) out += (out.empty() ? "lint: " : "; lint: ") + lint;
+  return out;
+}
+
+}  // namespace
+
+CaseResult grade_writer_case(const WriterCaseEntry& c, const WriterSpec& spec,
+                             const ProcessResult& run, const WrittenFile& out,
+                             const ProcessLimits& limits) {
+  CaseResult result;
+  result.case_id = c.id;
+  result.group = c.id.substr(0, c.id.find('/'));
+  result.expected_verdict = c.expect_write ? Verdict::kAccept : Verdict::kReject;
+  result.description = c.description;
+  result.tags = c.tags;
+  result.duration_ms = run.wall_ms;
+  note_leftovers(run, result);
+  const std::string leftovers = result.detail;
+  const auto finish = [&](Grade grade, std::string detail) {
+    result.grade = grade;
+    result.detail = leftovers.empty() ? std::move(detail)
+                    : detail.empty()  ? leftovers
+                                      : detail + "; " + leftovers;
+    return result;
+  };
+  if (grade_process_failure(run, limits, result)) return finish(result.grade, result.detail);
+  if (run.exit_code != 0) {
+    result.reader_error = stderr_excerpt(run.stderr_tail);
+    return finish(Grade::kCrash, "exit status " + std::to_string(run.exit_code));
+  }
+  std::string why;
+  const std::optional<Answer> answer = read_answer(run, &why);
+  if (!answer) {
+    result.reader_error = stderr_excerpt(run.stderr_tail);
+    return finish(Grade::kProtocolError, why);
+  }
+  result.verdict = answer->written ? Verdict::kAccept : Verdict::kReject;
+  result.reader_error = answer->error;
+  if (!answer->written) {
+    return c.expect_write ? finish(Grade::kFailShouldWrite, "refused a spec that must be written")
+                          : finish(Grade::kPass, "");
+  }
+  if (!c.expect_write) {
+    return finish(Grade::kFailShouldRefuse, "wrote a spec that must be refused (" + c.reason + ")");
+  }
+  if (!out.exists) return finish(Grade::kProtocolError, "said \"written\" but left no file");
+  if (out.too_large) return finish(Grade::kFailInvalidOutput, "the file is larger than the cap");
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(out.bytes.data()),
+                                            out.bytes.size());
+  std::optional<Header> strict_header;
+  for (const Profile profile : {Profile::kStrict, Profile::kReference}) {
+    ParseOptions options;
+    options.profile = profile;
+    Result<Header> header = parse_header(bytes, bytes.size(), options);
+    if (!header) {
+      return finish(Grade::kFailInvalidOutput,
+                    "the " + std::string(profile_name(profile)) +
+                        " profile rejects the file: " + header.error().to_string());
+    }
+    if (profile == Profile::kStrict) strict_header = std::move(*header);
+  }
+  const std::string difference = content_difference(spec, *strict_header, out.bytes);
+  if (!difference.empty()) return finish(Grade::kFailWrongContent, difference);
+  return finish(Grade::kPass, lints(*strict_header, out.mode));
+}
+
+}  // namespace stguard::conformance

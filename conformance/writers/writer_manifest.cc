@@ -1,0 +1,113 @@
+// conformance/writers/writer_manifest.cc: reading corpus/writers/manifest.json
+// (writer_manifest.h).
+#include "conformance/writers/writer_manifest.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "base/file_io.h"
+#include "base/path.h"
+
+namespace stguard::conformance {
+namespace {
+
+using Json = nlohmann::json;
+
+bool string_field(const Json& entry, const char* field, std::string& out, bool nullable,
+                  std::string* error, const std::string& where) {
+  const auto it = entry.find(field);
+  if (it != entry.end() && it->is_string()) {
+    out = it->get<std::string>();
+    return true;
+  }
+  if (nullable && it != entry.end() && it->is_null()) return true;
+  *error = where + ": \"" + field + "\" must be a string" + (nullable ? " or null" : "");
+  return false;
+}
+
+}  // namespace
+
+Case WriterCaseEntry::as_case() const {
+  Case c;
+  c.id = id;
+  c.file = file;
+  c.description = description;
+  c.tags = tags;
+  c.verdict = expect_write ? Verdict::kAccept : Verdict::kReject;
+  return c;
+}
+
+std::optional<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_view text,
+                                                                  std::string* error) {
+  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    *error = "not a JSON object";
+    return std::nullopt;
+  }
+  if (!doc.contains("version") || doc["version"] != "1") {
+    *error = "\"version\" must be \"1\"";
+    return std::nullopt;
+  }
+  if (!doc.contains("cases") || !doc["cases"].is_array()) {
+    *error = "\"cases\" must be an array";
+    return std::nullopt;
+  }
+  std::vector<WriterCaseEntry> cases;
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < doc["cases"].size(); ++i) {
+    const Json& entry = doc["cases"][i];
+    const std::string where = "case " + std::to_string(i);
+    if (!entry.is_object()) {
+      *error = where + ": must be an object";
+      return std::nullopt;
+    }
+    WriterCaseEntry c;
+    std::string expect;
+    if (!string_field(entry, "id", c.id, false, error, where) ||
+        !string_field(entry, "file", c.file, false, error, where) ||
+        !string_field(entry, "sha256", c.sha256, false, error, where) ||
+        !string_field(entry, "expect", expect, false, error, where) ||
+        !string_field(entry, "reason", c.reason, true, error, where) ||
+        !string_field(entry, "description", c.description, false, error, where)) {
+      return std::nullopt;
+    }
+    std::string why;
+    if (!base::safe_relative_name(c.file, &why)) {
+      *error = where + " (" + c.id + "): \"file\": " + why;
+      return std::nullopt;
+    }
+    if (expect != "write" && expect != "refuse") {
+      *error = where + " (" + c.id + "): \"expect\" must be \"write\" or \"refuse\"";
+      return std::nullopt;
+    }
+    c.expect_write = expect == "write";
+    if (!entry.contains("tags") || !entry["tags"].is_array()) {
+      *error = where + " (" + c.id + "): \"tags\" must be an array of strings";
+      return std::nullopt;
+    }
+    for (const Json& tag : entry["tags"]) {
+      if (!tag.is_string()) {
+        *error = where + " (" + c.id + "): \"tags\" must be an array of strings";
+        return std::nullopt;
+      }
+      c.tags.push_back(tag.get<std::string>());
+    }
+    if (!ids.insert(c.id).second) {
+      *error = where + ": the id " + c.id + " is given twice";
+      return std::nullopt;
+    }
+    cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+std::optional<std::vector<WriterCaseEntry>> read_writer_manifest(const std::filesystem::path& path,
+                                                                 std::string* error) {
+  const std::optional<std::string> text = base::read_file(path, error);
+  if (!text) return std::nullopt;
+  std::optional<std::vector<WriterCaseEntry>> cases = parse_writer_manifest(*text, error);
+  if (!cases) *error = path.string() + ": " + *error;
+  return cases;
+}
+
+}  // namespace stguard::conformance
