@@ -60,8 +60,9 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::str
 // Writes `bytes` to `path` through a temporary file in the same directory,
 // renamed over `path` once complete, so that a reader never sees half a file
 // and an interrupted write leaves the old one. The directory must exist (it
-// is never created). A new file gets `mode` less the umask. False, with
-// *error set, on failure.
+// is never created). A new file gets `mode` less the umask. An existing
+// `path` that is not a regular file (/dev/null, a FIFO) is written into
+// instead, never replaced. False, with *error set, on failure.
 bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error,
                 unsigned mode = 0666);
 

@@ -52,6 +52,10 @@ std::optional<Divergence> divergence_of(conformance::Grade grade) noexcept {
     case Grade::kImplAccept:
     case Grade::kImplReject:
     case Grade::kPass:
+    // The writer grades: a hunt grades readers only.
+    case Grade::kFailInvalidOutput:
+    case Grade::kFailShouldRefuse:
+    case Grade::kFailShouldWrite:
       return std::nullopt;
   }
   return std::nullopt;

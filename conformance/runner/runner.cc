@@ -74,6 +74,8 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   run.name = spec.name;
   run.command = command_text(spec.command);
   run.mode = spec.mode == AdapterMode::kJson ? "json" : "plain";
+  run.results.resize(cases.size());
+  run.cases_planned = cases.size();
   const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
   std::mutex report_mutex;
   std::size_t done = 0;
@@ -84,7 +86,7 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
     CaseResult result = grade_case(cases[index], spec.mode, process, options.limits);
     if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
     const std::lock_guard<std::mutex> lock(report_mutex);
-    run.results[index] = std::move(*result);
+    run.results[index] = std::move(result);
     ++done;
     if (options.on_result) options.on_result(run.results[index], done, cases.size());
   };
@@ -120,6 +122,7 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   }
   std::sort(run.results.begin(), run.results.end(),
             [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
+  return run;
 }
 
 void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
