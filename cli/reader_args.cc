@@ -9,6 +9,7 @@
 #include "base/decimal.h"
 #include "base/text.h"
 #include "conformance/runner/reader.h"
+#include "conformance/writers/writer_run.h"
 
 namespace stguard::cli {
 
