@@ -40,7 +40,6 @@
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
-#include <iterator>
 #include <utility>
 #include <string>
 #include <string_view>
@@ -128,8 +127,14 @@ long long element_bytes(const std::string& dtype, unsigned long long count) {
 // each entry's fields, sizes, and that the sorted ranges leave no gap and
 // end at the end of the data, but not that they do not overlap.
 int no_overlap_check(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Sized and read in one call (g++-12 warns about a null dereference deep
+  // inside istreambuf_iterator's copy loop).
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  const std::streamoff file_size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+  if (file_size < 0) return 1;
+  std::string bytes(static_cast<std::size_t>(file_size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), file_size)) return 1;
   if (bytes.size() < 8) return 1;
   unsigned long long n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
