@@ -47,8 +47,15 @@ std::vector<pid_t> processes_with_arg(const std::string& arg) {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
     if (end == entry->d_name || *end != '\0') continue;
-    std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // A process that exits while it is read fails the read with ESRCH, which
+    // libstdc++'s filebuf throws as ios_base::failure: it is simply gone.
+    std::string cmdline;
+    try {
+      std::ifstream in(std::string("/proc/") + entry->d_name + "/cmdline", std::ios::binary);
+      cmdline.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure&) {
+      continue;
+    }
     std::size_t at = 0;
     while (at < cmdline.size()) {
       std::size_t stop = cmdline.find('\0', at);
