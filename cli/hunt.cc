@@ -148,10 +148,9 @@ std::optional<conf::ReaderSpec> hunt_reader(const HuntArgs& args, std::string* e
   }
   std::optional<conf::ReaderSpec> spec;
   if (args.adapter) {
-    spec = conf::reader_from_command(*args.adapter, args.name.value_or(""),
-                                     args.plain ? conf::AdapterMode::kPlain
-                                                : conf::AdapterMode::kJson,
-                                     error);
+    spec = conf::reader_from_command(
+        *args.adapter, args.name.value_or(""),
+        args.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson, error);
     if (spec && !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
       *error = "--adapter: " + why_not_executable(spec->command.front(), spec->working_dir);
       return std::nullopt;
@@ -214,8 +213,8 @@ bool hunt_options(const HuntArgs& args, hunt::HuntOptions* options, conf::Proces
   if (args.minimise_runs) {
     const std::optional<std::uint64_t> n = base::parse_u64(*args.minimise_runs);
     if (!n || *n > 1'000'000) {
-      *error = "--minimise-runs needs a number from 0 to 1000000, got '" + *args.minimise_runs +
-               "'";
+      *error =
+          "--minimise-runs needs a number from 0 to 1000000, got '" + *args.minimise_runs + "'";
       return false;
     }
     options->minimise_tests = static_cast<std::size_t>(*n);
@@ -279,8 +278,8 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   }
   const conf::ReaderProbe probe = conf::probe_reader(*spec);
   if (!probe.available) {
-    std::cerr << "stguard hunt: " << spec->name << " cannot run: "
-              << base::terminal_safe(probe.reason) << "\n";
+    std::cerr << "stguard hunt: " << spec->name
+              << " cannot run: " << base::terminal_safe(probe.reason) << "\n";
     return kExitUsage;
   }
   const fs::path out = args.out ? fs::path(*args.out) : fs::path("hunt-" + spec->name);
@@ -302,13 +301,13 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   if (!args.quiet) {
     std::cerr << "== hunting " << spec->name
               << (probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")")
-              << ": seed " << options.seed << ", -j " << options.jobs << ", "
-              << pool.all.size() << " seed files (" << pool.valid.size() << " valid)\n";
+              << ": seed " << options.seed << ", -j " << options.jobs << ", " << pool.all.size()
+              << " seed files (" << pool.valid.size() << " valid)\n";
   }
   if (progress) {
     options.on_progress = [](const hunt::HuntProgress& p) {
-      std::cerr << "\r   " << p.runs << " files, " << p.divergences << " divergences, "
-                << p.buckets << " buckets" << std::flush;
+      std::cerr << "\r   " << p.runs << " files, " << p.divergences << " divergences, " << p.buckets
+                << " buckets" << std::flush;
     };
   }
   conf::install_stop_handlers();
@@ -326,11 +325,12 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
     std::ostringstream line;
     line.precision(1);
     line << std::fixed << result.runs << " files in " << result.generate_seconds << " s ("
-         << (result.generate_seconds > 0 ? static_cast<double>(result.runs) / result.generate_seconds
-                                         : 0.0)
+         << (result.generate_seconds > 0
+                 ? static_cast<double>(result.runs) / result.generate_seconds
+                 : 0.0)
          << " files/s), " << result.divergences << " divergences, " << result.buckets.size()
-         << " buckets; minimised in " << result.minimise_seconds << " s ("
-         << result.minimise_tests << " reader runs)";
+         << " buckets; minimised in " << result.minimise_seconds << " s (" << result.minimise_tests
+         << " reader runs)";
     std::cerr << line.str() << "\n";
   }
   if (!written) {
@@ -384,8 +384,8 @@ int run_promote(const Command& command, const PromoteArgs& args) {
 }  // namespace
 
 void add_hunt_command(CLI::App& root, Commands& commands) {
-  Command& command = commands.add(root, "hunt", "fuzz a reader against stguard's verdicts",
-                                  kUsage, kHelp);
+  Command& command =
+      commands.add(root, "hunt", "fuzz a reader against stguard's verdicts", kUsage, kHelp);
   auto args = std::make_shared<HuntArgs>();
   CLI::App& app = *command.app;
   app.add_option("--adapter", args->adapter);

@@ -87,8 +87,8 @@ bool parse_timeout(const std::string& text, std::chrono::milliseconds* timeout,
                    std::string* error) {
   const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(text, 3);
   if (!ms || *ms == 0 || *ms > 86'400'000) {
-    *error = "--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" + text +
-             "'";
+    *error =
+        "--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" + text + "'";
     return false;
   }
   *timeout = std::chrono::milliseconds(*ms);

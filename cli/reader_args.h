@@ -26,8 +26,7 @@ std::string why_not_executable(const std::string& word, const std::filesystem::p
 // -j/--jobs: 1 to 256.
 bool parse_jobs(const std::string& text, unsigned* jobs, std::string* error);
 // --timeout: seconds from 0.001 to 86400, up to three decimals.
-bool parse_timeout(const std::string& text, std::chrono::milliseconds* timeout,
-                   std::string* error);
+bool parse_timeout(const std::string& text, std::chrono::milliseconds* timeout, std::string* error);
 // --memory-mb: 0 (no limit) to 2^30.
 bool parse_memory_mb(const std::string& text, std::uint64_t* memory_mb, std::string* error);
 

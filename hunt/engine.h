@@ -90,7 +90,7 @@ struct HuntOptions {
   // Minimisation ends after this long (each bucket keeps what it has); 0: no
   // limit. Only --runs hunts are deterministic, so only they go without.
   double minimise_seconds = 0;
-  std::filesystem::path work_dir;    // scratch files (must exist)
+  std::filesystem::path work_dir;                        // scratch files (must exist)
   std::function<void(const HuntProgress&)> on_progress;  // after each batch
 };
 
@@ -100,8 +100,8 @@ struct HuntResult {
   double generate_seconds = 0;
   double minimise_seconds = 0;
   std::size_t minimise_tests = 0;  // reader runs while minimising
-  bool stopped = false;  // a stop request ended it (files not minimised)
-  std::vector<Bucket> buckets;  // in the order found, files minimised
+  bool stopped = false;            // a stop request ended it (files not minimised)
+  std::vector<Bucket> buckets;     // in the order found, files minimised
 };
 
 HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions& options);

@@ -173,19 +173,19 @@ std::string render_stanza(const Bucket& bucket, std::string_view reader_name) {
   std::string out;
   out += "# stguard hunt bucket " + s.bucket() + " against " + std::string(reader_name) + "\n";
   out += "case: " + case_name(bucket) + "\n";
-  std::string description = "REVIEW: " + std::string(reader_name) + " " +
-                            std::string(divergence_name(s.kind)) + " (stguard hunt, " +
-                            std::to_string(bucket.hits) + " hits); strict " +
-                            (s.strict_reason.empty() ? "accepts" : s.strict_reason) +
-                            ", reference " +
-                            (s.reference_reason.empty() ? "accepts" : s.reference_reason);
+  std::string description =
+      "REVIEW: " + std::string(reader_name) + " " + std::string(divergence_name(s.kind)) +
+      " (stguard hunt, " + std::to_string(bucket.hits) + " hits); strict " +
+      (s.strict_reason.empty() ? "accepts" : s.strict_reason) + ", reference " +
+      (s.reference_reason.empty() ? "accepts" : s.reference_reason);
   if (!s.reader_error.empty()) description += "; reader: " + s.reader_error;
   std::erase(description, '`');
   out += "description: " + description + "\n";
   const std::string_view rule =
       rule_of(oracle.strict.accept ? oracle.reference.reason : oracle.strict.reason);
   out += "rules: " + std::string(rule) + "\n";
-  out += oracle.strict.accept != oracle.reference.accept ? "tags: hunt, contested\n" : "tags: hunt\n";
+  out +=
+      oracle.strict.accept != oracle.reference.accept ? "tags: hunt, contested\n" : "tags: hunt\n";
   out += "strict: " + outcome_line(oracle.strict) + "\n";
   out += "reference: " + outcome_line(oracle.reference) + "\n";
 
@@ -201,8 +201,8 @@ std::string render_stanza(const Bucket& bucket, std::string_view reader_name) {
   if (oracle.expected.expected) {
     const conformance::ExpectedContent& content = *oracle.expected.expected;
     for (const conformance::ExpectedTensor& t : content.tensors) {
-      out += "tensor: " + recipe_literal(t.name) + " " + t.dtype + " " + shape_text(t.shape) +
-             " " + std::to_string(t.begin) + " " + std::to_string(t.end) + "\n";
+      out += "tensor: " + recipe_literal(t.name) + " " + t.dtype + " " + shape_text(t.shape) + " " +
+             std::to_string(t.begin) + " " + std::to_string(t.end) + "\n";
     }
     if (content.tensors.empty()) out += "tensors: none\n";
     if (content.metadata) {
@@ -304,7 +304,8 @@ bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_
     if (!old) return false;
     text = *old;
   } else {
-    text = "about: Divergences found by stguard hunt, promoted to cases (review each description)\n";
+    text =
+        "about: Divergences found by stguard hunt, promoted to cases (review each description)\n";
   }
   for (const auto* stanza : chosen) {
     if (text.find("\ncase: " + stanza->first + "\n") != std::string::npos) {

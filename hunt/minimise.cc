@@ -9,7 +9,9 @@ namespace stguard::hunt {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_punct(char c) { return c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ','; }
+bool is_punct(char c) {
+  return c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',';
+}
 
 // The test, counted and capped.
 class Budget {
@@ -54,9 +56,10 @@ void ddmin(std::vector<T>& items, Budget& budget, const Build& build) {
     bool removed = false;
     for (std::size_t start = 0; start < items.size() && !budget.spent(); start += chunk) {
       std::vector<T> rest(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(start));
-      rest.insert(rest.end(),
-                  items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), start + chunk)),
-                  items.end());
+      rest.insert(
+          rest.end(),
+          items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), start + chunk)),
+          items.end());
       if (budget.test(build(rest))) {
         items = std::move(rest);
         n = std::max<std::size_t>(n - 1, 2);
@@ -162,8 +165,10 @@ std::vector<std::uint8_t> minimise(std::span<const std::uint8_t> file, const Sti
     changed = false;
     const auto spans = member_spans(tokens);
     for (auto it = spans.rbegin(); it != spans.rend() && !budget.spent(); ++it) {
-      std::vector<std::string> rest(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(it->first));
-      rest.insert(rest.end(), tokens.begin() + static_cast<std::ptrdiff_t>(it->second), tokens.end());
+      std::vector<std::string> rest(tokens.begin(),
+                                    tokens.begin() + static_cast<std::ptrdiff_t>(it->first));
+      rest.insert(rest.end(), tokens.begin() + static_cast<std::ptrdiff_t>(it->second),
+                  tokens.end());
       if (budget.test(assemble(rest, data))) {
         tokens = std::move(rest);
         changed = true;

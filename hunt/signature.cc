@@ -116,8 +116,8 @@ std::string normalise_reader_error(std::string_view text) {
 
 std::string Signature::bucket() const {
   std::string text(divergence_name(kind));
-  for (const std::string* field : {&strict_reason, &reference_reason, &reader_verdict,
-                                   &reader_error}) {
+  for (const std::string* field :
+       {&strict_reason, &reference_reason, &reader_verdict, &reader_error}) {
     text += '\0';
     text += *field;
   }
@@ -149,8 +149,8 @@ Signature make_signature(Divergence kind, const Oracle& oracle,
   return s;
 }
 
-bool Buckets::add(const Signature& signature, std::span<const std::uint8_t> file,
-                  std::uint64_t run, const std::string& detail) {
+bool Buckets::add(const Signature& signature, std::span<const std::uint8_t> file, std::uint64_t run,
+                  const std::string& detail) {
   const std::string name = signature.bucket();
   auto [it, inserted] = by_name_.try_emplace(name);
   Bucket& b = it->second;

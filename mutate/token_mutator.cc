@@ -338,7 +338,8 @@ bool shift_range(Buffer& b, Rng& rng) {
   const std::size_t begin_at = field + std::strlen("\"data_offsets\":[");
   std::size_t begin_stop = begin_at;
   std::uint64_t begin = 0;
-  while (begin_stop < b.header_end() && is_digit(b.data[begin_stop]) && begin_stop - begin_at < 19) {
+  while (begin_stop < b.header_end() && is_digit(b.data[begin_stop]) &&
+         begin_stop - begin_at < 19) {
     begin = begin * 10 + (b.data[begin_stop] - '0');
     ++begin_stop;
   }
@@ -360,9 +361,9 @@ bool shift_range(Buffer& b, Rng& rng) {
   const std::uint64_t new_begin = back ? begin - delta : begin + delta;
   const std::uint64_t new_end = back ? end - delta : end + delta;
   char text[48];
-  const int len = std::snprintf(text, sizeof text, "%llu,%llu",
-                                static_cast<unsigned long long>(new_begin),
-                                static_cast<unsigned long long>(new_end));
+  const int len =
+      std::snprintf(text, sizeof text, "%llu,%llu", static_cast<unsigned long long>(new_begin),
+                    static_cast<unsigned long long>(new_end));
   return b.replace(begin_at, end_stop - begin_at, text, static_cast<std::size_t>(len));
 }
 

@@ -24,8 +24,7 @@ namespace stguard::mutate {
 
 // A whole-input byte mutation to fall back on (libFuzzer's LLVMFuzzerMutate):
 // mutates data[0, size) in place within max_size bytes, returns the new size.
-using FallbackMutator = std::size_t (*)(std::uint8_t* data, std::size_t size,
-                                        std::size_t max_size);
+using FallbackMutator = std::size_t (*)(std::uint8_t* data, std::size_t size, std::size_t max_size);
 
 // Mutates data[0, size) in place; the buffer holds max_size bytes (the result
 // never grows past them; with max_size < size only shrinking edits apply).

@@ -98,8 +98,8 @@ std::string content_difference(const WriterSpec& spec, const Header& header,
              ", the spec " + want.dtype;
     }
     if (got.shape != want.shape) {
-      return "tensor " + json_quoted(want.name) + ": shape " + shape_text(got.shape) + ", the spec " +
-             shape_text(want.shape);
+      return "tensor " + json_quoted(want.name) + ": shape " + shape_text(got.shape) +
+             ", the spec " + shape_text(want.shape);
     }
     const std::string_view data = bytes.substr(header.data_offset() + got.begin, got.byte_size());
     if (data.size() != want.data.size() ||

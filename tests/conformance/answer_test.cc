@@ -93,19 +93,18 @@ TEST(ConformAnswer, NumbersOutOfRangeOutsideSizesAreProtocolErrorsNamingTheField
 // the size it read): content, which never equals an expected size. Before:
 // PROTOCOL_ERROR, which blamed the adapter for the reader's behaviour.
 TEST(ConformAnswer, SizesBeyond64BitsAreGradedAsContent) {
-  for (const std::string& huge : {std::string("18446744073709551616"),
-                                  std::string("\"99999999999999999999999\"")}) {
+  for (const std::string& huge :
+       {std::string("18446744073709551616"), std::string("\"99999999999999999999999\"")}) {
     const conf::CaseResult shape = grade_output(accept_with(tensor_a("[" + huge + "]", "[0,8]")));
     EXPECT_EQ(shape.grade, Grade::kFailWrongContent) << huge << "\n" << shape.detail;
     EXPECT_NE(shape.detail.find(huge.substr(huge[0] == '"' ? 1 : 0, 20)), std::string::npos)
         << shape.detail;
-    const conf::CaseResult offsets =
-        grade_output(accept_with(tensor_a("[2]", "[0," + huge + "]")));
+    const conf::CaseResult offsets = grade_output(accept_with(tensor_a("[2]", "[0," + huge + "]")));
     EXPECT_EQ(offsets.grade, Grade::kFailWrongContent) << huge << "\n" << offsets.detail;
     // Where the file must be rejected, the accept is what counts.
-    EXPECT_EQ(grade_output(accept_with(tensor_a("[" + huge + "]", "[0,8]")), Verdict::kReject)
-                  .grade,
-              Grade::kFailShouldReject)
+    EXPECT_EQ(
+        grade_output(accept_with(tensor_a("[" + huge + "]", "[0,8]")), Verdict::kReject).grade,
+        Grade::kFailShouldReject)
         << huge;
   }
   // The largest value is exact (and here wrong); a string that is not digits is content.

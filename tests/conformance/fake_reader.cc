@@ -40,9 +40,9 @@
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -109,10 +109,10 @@ int answer_from_manifest(const fs::path& file, bool corrupt_hash, int copies = 1
 // dims above 2^20 are refused first.
 long long element_bytes(const std::string& dtype, unsigned long long count) {
   static const std::pair<const char*, int> kBits[] = {
-      {"BOOL", 8},        {"F4", 4},          {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},
-      {"I8", 8},          {"F8_E5M2", 8},     {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8},
-      {"F8_E5M2FNUZ", 8}, {"I16", 16},        {"U16", 16},    {"F16", 16},    {"BF16", 16},
-      {"I32", 32},        {"U32", 32},        {"F32", 32},    {"C64", 64},    {"F64", 64},
+      {"BOOL", 8},        {"F4", 4},      {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},
+      {"I8", 8},          {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8},
+      {"F8_E5M2FNUZ", 8}, {"I16", 16},    {"U16", 16},    {"F16", 16},    {"BF16", 16},
+      {"I32", 32},        {"U32", 32},    {"F32", 32},    {"C64", 64},    {"F64", 64},
       {"I64", 64},        {"U64", 64}};
   for (const auto& [name, bits] : kBits) {
     if (dtype != name) continue;
@@ -137,7 +137,8 @@ int no_overlap_check(const fs::path& file) {
   if (!in.read(bytes.data(), file_size)) return 1;
   if (bytes.size() < 8) return 1;
   unsigned long long n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
   if (n > bytes.size() - 8) return 1;
   const json header = json::parse(bytes.substr(8, n), nullptr, false);
   if (header.is_discarded() || !header.is_object()) return 1;
@@ -171,7 +172,7 @@ int no_overlap_check(const fs::path& file) {
   std::sort(ranges.begin(), ranges.end());
   unsigned long long covered = 0;
   for (const auto& [begin, end] : ranges) {
-    if (begin > covered) return 1;  // a gap
+    if (begin > covered) return 1;     // a gap
     covered = std::max(covered, end);  // the bug: begin < covered (an overlap) passes
   }
   return covered == data_len ? 0 : 1;

@@ -78,8 +78,7 @@ TEST(HuntEndToEnd, FindsPromotesAndGradesThePlantedOverlapBug) {
   const fs::path results = dir.path() / "results.jsonl";
   const CliRun conform =
       run_cli({"conform", "--adapter", kPlantedBug, "--plain", "--name", "no-overlap-check",
-               "--corpus", corpus.string(), "--case", "hunt/*", "--jsonl", results.string(),
-               "-q"});
+               "--corpus", corpus.string(), "--case", "hunt/*", "--jsonl", results.string(), "-q"});
   EXPECT_EQ(conform.exit_code, 1) << conform.err;
   std::ifstream in(results);
   bool graded = false;

@@ -52,7 +52,8 @@ std::vector<Bucket> sample_buckets() {
   std::vector<Bucket> out;
   // Accepted, with metadata, a non-ASCII name, a backtick and trailing spaces.
   out.push_back(bucket_for(
-      FileBuilder(R"({"__metadata__":{"k":"v`x","z":"\u00e9"},"w\u00e9 `q":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[],"data_offsets":[8,9]}}   )")
+      FileBuilder(
+          R"({"__metadata__":{"k":"v`x","z":"\u00e9"},"w\u00e9 `q":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[],"data_offsets":[8,9]}}   )")
           .data_size(9)
           .build(),
       "accepted"));
@@ -64,20 +65,22 @@ std::vector<Bucket> sample_buckets() {
                            "raw-utf8"));
   // Rejected by both: an overlap.
   out.push_back(bucket_for(
-      FileBuilder(R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})")
+      FileBuilder(
+          R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})")
           .data_size(4)
           .build(),
       "overlap"));
   // Contested: a tab before the object (strict HEADER_BAD_START).
-  out.push_back(bucket_for(FileBuilder("\t{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}")
-                               .data_size(1)
-                               .build(),
-                           "contested"));
+  out.push_back(
+      bucket_for(FileBuilder("\t{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}")
+                     .data_size(1)
+                     .build(),
+                 "contested"));
   // No tensors at all, accepted.
   out.push_back(bucket_for(FileBuilder("{}").build(), "empty"));
   // Invalid UTF-8 and a NUL in the header.
-  out.push_back(bucket_for(FileBuilder(std::string("{\"a\xff\":1,\"b\":\"\0\"}", 17)).build(),
-                           "bytes"));
+  out.push_back(
+      bucket_for(FileBuilder(std::string("{\"a\xff\":1,\"b\":\"\0\"}", 17)).build(), "bytes"));
   // A prefix past the end of the file: only `file:` can say it.
   std::vector<std::uint8_t> bad_prefix = stguard_test::u64_le(1000);
   bad_prefix.resize(20, 'x');
@@ -167,15 +170,15 @@ TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
   const std::vector<std::string> chosen = {buckets[2].signature.bucket(),
                                            buckets[4].signature.bucket()};
   stguard::hunt::PromoteReport report;
-  ASSERT_TRUE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", chosen, &report,
-                                     &error))
+  ASSERT_TRUE(
+      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", chosen, &report, &error))
       << error;
   EXPECT_EQ(report.promoted.size(), 2u);
   EXPECT_EQ(report.group_file, recipes.path() / "cases" / "hunt.txt");
   // Again: nothing new; then everything: the rest.
   stguard::hunt::PromoteReport again;
-  ASSERT_TRUE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", chosen, &again,
-                                     &error));
+  ASSERT_TRUE(
+      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", chosen, &again, &error));
   EXPECT_TRUE(again.promoted.empty());
   EXPECT_EQ(again.already_present.size(), 2u);
   stguard::hunt::PromoteReport all;
@@ -189,11 +192,11 @@ TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
 
   const std::vector<std::string> unknown = {"000000000000"};
   stguard::hunt::PromoteReport none;
-  EXPECT_FALSE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", unknown, &none,
-                                      &error));
+  EXPECT_FALSE(
+      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", unknown, &none, &error));
   EXPECT_NE(error.find("000000000000"), std::string::npos);
-  EXPECT_FALSE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "Bad Group", {}, &none,
-                                      &error));
+  EXPECT_FALSE(
+      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "Bad Group", {}, &none, &error));
 }
 
 }  // namespace

@@ -30,12 +30,11 @@ stguard::hunt::StillHolds rejected_for(stguard::Reason reason, std::size_t* call
 // (Deletion alone cannot renumber offsets: with the overlap after other
 // tensors, dropping them would open a gap first, a different signature.)
 std::vector<std::uint8_t> overlapping_file() {
-  return FileBuilder(
-             R"({"__metadata__":{"format":"pt","note":"a longer value to drop"},)"
-             R"("c":{"dtype":"I32","shape":[4],"data_offsets":[8,24]},)"
-             R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-             R"("d":{"dtype":"U8","shape":[16],"data_offsets":[24,40]},)"
-             R"("b":{"dtype":"I16","shape":[2],"data_offsets":[4,8]}}    )")
+  return FileBuilder(R"({"__metadata__":{"format":"pt","note":"a longer value to drop"},)"
+                     R"("c":{"dtype":"I32","shape":[4],"data_offsets":[8,24]},)"
+                     R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                     R"("d":{"dtype":"U8","shape":[16],"data_offsets":[24,40]},)"
+                     R"("b":{"dtype":"I16","shape":[2],"data_offsets":[4,8]}}    )")
       .data_size(40)
       .build();
 }
@@ -66,9 +65,9 @@ TEST(HuntMinimise, ShrinksAnOverlapToTheTwoTensorsThatOverlap) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().reason, stguard::Reason::kOffsetOverlap);
   EXPECT_LT(small.size(), file.size() / 2);
-  const std::string header(small.begin() + 8,
-                           small.begin() + 8 + static_cast<std::ptrdiff_t>(
-                                                   stguard_test::load_u64_le(small)));
+  const std::string header(
+      small.begin() + 8,
+      small.begin() + 8 + static_cast<std::ptrdiff_t>(stguard_test::load_u64_le(small)));
   EXPECT_EQ(header.find("__metadata__"), std::string::npos) << header;
   EXPECT_EQ(header.find("\"c\""), std::string::npos) << header;
   EXPECT_EQ(header.find("\"d\""), std::string::npos) << header;
@@ -97,8 +96,8 @@ TEST(HuntMinimise, StaysWithinItsBudget) {
 
 TEST(HuntMinimise, NeverKeepsAnEditTheTestRefuses) {
   const std::vector<std::uint8_t> file = overlapping_file();
-  const std::vector<std::uint8_t> same = stguard::hunt::minimise(
-      file, [](std::span<const std::uint8_t>) { return false; }, {});
+  const std::vector<std::uint8_t> same =
+      stguard::hunt::minimise(file, [](std::span<const std::uint8_t>) { return false; }, {});
   EXPECT_EQ(same, file);
 }
 
