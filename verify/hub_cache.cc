@@ -222,8 +222,32 @@ void prefix_name(std::string& name, const std::string& prefix) {
   name = name.empty() ? prefix.substr(0, prefix.size() - 1) : prefix + name;
 }
 
+// Adds one snapshot's value scan to the repository's.
+void merge_values(std::optional<ValuesReport>& into, ValuesReport&& from,
+                  const std::string& prefix) {
+  if (!into) into.emplace();
+  ValuesReport& v = *into;
+  v.shards += from.shards;
+  v.shards_incomplete += from.shards_incomplete;
+  v.tensors += from.tensors;
+  v.tensor_bytes += from.tensor_bytes;
+  v.tensors_nan += from.tensors_nan;
+  v.tensors_inf += from.tensors_inf;
+  v.tensors_all_zero += from.tensors_all_zero;
+  v.nan += from.nan;
+  v.pos_inf += from.pos_inf;
+  v.neg_inf += from.neg_inf;
+  v.bytes_read += from.bytes_read;
+  v.seconds += from.seconds;
+  for (ScannedTensor& t : from.noteworthy) {
+    prefix_name(t.file, prefix);
+    v.noteworthy.push_back(std::move(t));
+  }
+}
+
 // Appends `from` to `into` with every file name prefixed (totals are
-// counted once, at the end, over everything).
+// counted once, at the end, over everything): shards, indexes, checkpoints,
+// checksums, the value scan, findings and the Hub's own parts.
 void merge_report(VerifyReport& into, VerifyReport&& from, const std::string& prefix) {
   for (ShardReport& s : from.shards) {
     prefix_name(s.file, prefix);
@@ -246,9 +270,17 @@ void merge_report(VerifyReport& into, VerifyReport&& from, const std::string& pr
       c.seconds += from.checksums->seconds;
     }
   }
+  for (CheckpointReport& c : from.checkpoints) {
+    prefix_name(c.name, prefix);
+    prefix_name(c.folder, prefix);
+    for (std::string& shard : c.shards) prefix_name(shard, prefix);
+    into.checkpoints.push_back(std::move(c));
+  }
+  if (from.values) merge_values(into.values, std::move(*from.values), prefix);
   for (Finding& f : from.findings) {
     prefix_name(f.file, prefix);
     if (!f.shard.empty()) prefix_name(f.shard, prefix);
+    if (!f.checkpoint.empty()) prefix_name(f.checkpoint, prefix);
     into.findings.push_back(std::move(f));
   }
   for (std::string& source : from.checksum_sources) {

@@ -63,6 +63,27 @@ const ContentFile* content(const VerifyReport& report, const std::string& file) 
 
 // -------------------------------------------------------------- good repo --
 
+// Each snapshot is verified as a folder of its own and merged into the
+// repository's report: its checkpoints and its value scan travel with it,
+// named from the repository (before, the Hub layouts reported "0
+// checkpoints" and no values summary).
+TEST(HubCache, CheckpointsAndValueScanOfEachSnapshotReachTheReport) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  VerifyOptions options;
+  options.scan_values = true;
+  const VerifyReport report = verify_path(repo.root, options);
+  ASSERT_TRUE(report.ran) << report.fatal;
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  std::set<std::string> names;
+  for (const auto& c : report.checkpoints) names.insert(c.name);
+  EXPECT_EQ(names, (std::set<std::string>{"snapshots/" + std::string(kOldCommit) + "/" + kIndex,
+                                          "snapshots/" + std::string(kNewCommit) + "/" + kIndex}));
+  ASSERT_TRUE(report.values.has_value());
+  EXPECT_EQ(report.values->shards, 6u);  // three per snapshot
+  EXPECT_EQ(report.values->tensors, report.tensors);
+}
+
 TEST(HubCache, TwoRevisionsVerifyWithNoSha256Sums) {
   const TempDir dir;
   const HubRepo repo = build_hub_repo(dir);
