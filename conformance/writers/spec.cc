@@ -78,9 +78,17 @@ bool read_tensor(const Json& entry, const std::string& where, SpecTensor& out, s
 }  // namespace
 
 std::optional<WriterSpec> parse_writer_spec(std::string_view text, std::string* error) {
-  const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    fail(error, "not JSON");
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 5:
+    // syntax error ..." -> the part after the location, and the byte
+    // (nlohmann counts the bytes read, the offending one included).
+    std::string what = e.what();
+    const std::size_t colon = what.find(": ");
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    fail(error, "not JSON at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": " + what);
     return std::nullopt;
   }
   if (!doc.is_object()) {

@@ -122,6 +122,9 @@ TEST(WriterSpec, ReadsHexAndBase64AndRejectsMalformedSpecs) {
         R"({"tensors": [], "extra": 1})", R"({"tensors": [], "metadata": []})", "{"}) {
     EXPECT_FALSE(conf::parse_writer_spec(bad, &error).has_value()) << bad;
   }
+  // Text that is not JSON: where, and why.
+  EXPECT_FALSE(conf::parse_writer_spec(R"({"tensors": [}])", &error).has_value());
+  EXPECT_NE(error.find("not JSON at byte 13: syntax error"), std::string::npos) << error;
 }
 
 // ---- the grader on hand-made runs --------------------------------------
