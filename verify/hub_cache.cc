@@ -336,6 +336,7 @@ void check_snapshot_folder(Repository& repo, Snapshot& snap) {
   }
   run_folder_passes(v);
   compare_checksum_sources(v, hub_sha256, "Hub blob name");
+  finish_checkpoints(v);
   merge_report(repo.report, std::move(v.report), "snapshots/" + snap.commit + "/");
 }
 

@@ -4,6 +4,7 @@
 //
 //   run_folder_passes(v);   // the ordinary checks on DIR first
 //   check_local_dir(v);     // then the download metadata
+//   finish_checkpoints(v);  // its findings counted against checkpoints too
 //
 // For each downloaded file PATH the Hub client keeps
 // .cache/huggingface/download/PATH.metadata, three lines: the commit hash,

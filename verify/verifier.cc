@@ -98,7 +98,6 @@ void run_folder_passes(Verification& v) {
   check_checksums(v);
   check_values(v);
   if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
-  finish_checkpoints(v);
 }
 
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
@@ -115,6 +114,9 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   v.folder = std::move(*folder);
   run_folder_passes(v);
   if (layout == Layout::kLocalDir) check_local_dir(v);  // local_dir.cc
+  // Last, so that the layout's own findings about a shard count against
+  // its checkpoint too.
+  finish_checkpoints(v);
   count_totals(v.report);
   return std::move(v.report);
 }

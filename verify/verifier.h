@@ -64,7 +64,8 @@ bool load_checksum_option(Verification& v);
 
 // The passes over v.folder in their order (folder, shards, indexes,
 // checkpoints, duplicates, checksums, values), without the totals
-// (verifier.cc). v.report.ran is set.
+// (verifier.cc). v.report.ran is set. The caller adds its layout's own
+// checks, then calls finish_checkpoints.
 void run_folder_passes(Verification& v);
 
 // Tensors and bytes of the accepted shards, errors, warnings and unreadable

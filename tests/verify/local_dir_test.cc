@@ -30,6 +30,7 @@ using stguard_test::describe;
 using stguard_test::error_kinds;
 using stguard_test::find;
 using stguard_test::flip_last_byte;
+using stguard_test::kIndex;
 using stguard_test::kNewCommit;
 using stguard_test::kShard1;
 using stguard_test::kShard2;
@@ -82,6 +83,10 @@ TEST(LocalDir, FlippedByteFailsNamingBothHashes) {
   EXPECT_EQ(f->actual_sha256, actual);
   EXPECT_NE(f->message.find(expected), std::string::npos);
   EXPECT_NE(f->message.find(actual), std::string::npos);
+  // The corrupt shard's checkpoint fails too, not only the folder.
+  EXPECT_EQ(f->checkpoint, kIndex);
+  ASSERT_EQ(report.checkpoints.size(), 1u);
+  EXPECT_FALSE(report.checkpoints[0].ok());
 }
 
 TEST(LocalDir, FileNewerThanItsMetadataIsAWarning) {
