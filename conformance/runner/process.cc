@@ -82,6 +82,10 @@ struct Pipe {
   // The runner ignores nothing, but be explicit: a reader gets default signal
   // dispositions whatever the parent had.
   ::signal(SIGPIPE, SIG_DFL);
+  // A fixed umask, whatever the runner's: a writer's "file not readable by
+  // others" lint must reflect the mode the writer chose, not the umask of
+  // the shell or CI job that ran `stguard conform`.
+  ::umask(022);
   int failure = 0;
   if (::chdir(working_dir) != 0) {
     failure = errno;

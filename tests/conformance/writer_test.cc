@@ -292,9 +292,9 @@ TEST(WriteCommand, RefusesWithReasonAndLeavesNoFileAndKeepsAnOldOne) {
 
 // ---- stguard conform --writer ---------------------------------------------
 
-// `stguard conform` with the writer arguments; results by case id.
-std::map<std::string, std::string> conform_grades(const std::vector<std::string>& writer_args,
-                                                  int* exit_code) {
+// `stguard conform` with the writer arguments; each case's JSON line by case id.
+std::map<std::string, nlohmann::json> conform_results(const std::vector<std::string>& writer_args,
+                                                      int* exit_code) {
   const TempDir dir;
   const std::string jsonl = (dir.path() / "r.jsonl").string();
   std::vector<std::string> args = {
@@ -303,12 +303,22 @@ std::map<std::string, std::string> conform_grades(const std::vector<std::string>
   args.insert(args.end(), writer_args.begin(), writer_args.end());
   const stguard_test::CliRun run = run_cli(args);
   *exit_code = run.exit_code;
-  std::map<std::string, std::string> grades;
+  std::map<std::string, nlohmann::json> results;
   std::istringstream lines(stguard_test::read_captured(jsonl));
   for (std::string line; std::getline(lines, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line);
-    if (j.contains("case")) grades[j["case"]] = j["grade"];
+    nlohmann::json j = nlohmann::json::parse(line);
+    if (!j.contains("case")) continue;
+    const std::string id = j["case"];
+    results[id] = std::move(j);
   }
+  return results;
+}
+
+// The grade of each case by case id.
+std::map<std::string, std::string> conform_grades(const std::vector<std::string>& writer_args,
+                                                  int* exit_code) {
+  std::map<std::string, std::string> grades;
+  for (const auto& [id, line] : conform_results(writer_args, exit_code)) grades[id] = line["grade"];
   return grades;
 }
 
@@ -371,6 +381,26 @@ TEST(ConformWriter, WritingDuplicatesInsteadOfRefusingIsShouldRefuse) {
   EXPECT_EQ(grades.at("writers/duplicate-name"), "FAIL_SHOULD_REFUSE");
   EXPECT_EQ(grades.at("writers/duplicate-name-apart"), "FAIL_SHOULD_REFUSE");
   EXPECT_EQ(grades.at("writers/dtype-f32"), "PASS");
+}
+
+TEST(ConformWriter, TheRunnersUmaskDoesNotMakeLints) {
+  // stguard write asks for mode 0644; under the umask 077 of a cautious CI
+  // job the file would be 0600 and linted "not readable by others", a lint
+  // about the job rather than the writer. Writers run with umask 022.
+  const mode_t old_mask = ::umask(077);
+  int exit_code = -1;
+  const std::map<std::string, nlohmann::json> results = conform_results(
+      {"--writer-dir", STGUARD_RECIPES_DIR "/adapters/stguard-write", "--case", "writers/dtype-f*"},
+      &exit_code);
+  ::umask(old_mask);
+  EXPECT_EQ(exit_code, 0);
+  ASSERT_FALSE(results.empty());
+  for (const auto& [id, line] : results) {
+    EXPECT_EQ(line["grade"], "PASS") << id;
+    EXPECT_FALSE(line["detail"].is_string() &&
+                 line["detail"].get<std::string>().find("readable") != std::string::npos)
+        << id << ": " << line["detail"];
+  }
 }
 
 TEST(ConformWriter, DyingBySignalIsCrash) {
