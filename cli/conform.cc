@@ -351,7 +351,9 @@ conf::ReaderRun not_run(const conf::ReaderSpec& spec, int signal_number) {
   conf::ReaderRun run;
   run.name = spec.name;
   run.command = conf::command_text(spec.command);
-  run.mode = spec.writer ? "writer" : spec.mode == conf::AdapterMode::kJson ? "json" : "plain";
+  run.mode = spec.writer                             ? std::string(conf::kWriterMode)
+             : spec.mode == conf::AdapterMode::kJson ? "json"
+                                                     : "plain";
   run.skipped = true;
   run.skip_reason =
       "not run: the run was stopped by " + std::string(conf::signal_name(signal_number));
@@ -483,7 +485,7 @@ int run_conform(const Command& command, ConformArgs& args) {
       conf::ReaderRun skipped;
       skipped.name = spec.name;
       skipped.command = conf::command_text(spec.command);
-      skipped.mode = spec.writer                             ? "writer"
+      skipped.mode = spec.writer                             ? std::string(conf::kWriterMode)
                      : spec.mode == conf::AdapterMode::kJson ? "json"
                                                              : "plain";
       skipped.skipped = true;
@@ -564,8 +566,8 @@ int run_conform(const Command& command, ConformArgs& args) {
   std::cout.flush();
   const bool written =
       write_reports(runs,
-                    matrix_info(options->corpus, (any_reader ? cases.size() : 0) +
-                                                     (any_writer ? writer_cases->size() : 0)),
+                    matrix_info(options->corpus, any_reader ? cases.size() : 0,
+                                any_writer ? writer_cases->size() : 0),
                     options->reports, summary, &error) &&
       // An expectation file from a stopped run would drop the cases that did
       // not run: it is not written.

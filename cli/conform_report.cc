@@ -38,14 +38,16 @@ bool write_reports(std::span<const conf::ReaderRun> runs, const conf::MatrixInfo
          write(targets.markdown, conf::markdown_matrix(runs, info)) && write(targets.text, summary);
 }
 
-conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t case_count) {
+conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t reader_cases,
+                             std::size_t writer_cases) {
   conf::MatrixInfo info;
   info.generated_by = "stguard " STGUARD_VERSION;
-  info.corpus_cases = case_count;
+  info.reader_cases = reader_cases;
+  info.writer_cases = writer_cases;
   if (std::optional<conf::Manifest> manifest =
           conf::read_manifest(corpus_dir / "manifest.json", nullptr)) {
     info.corpus_version = manifest->version;
-    if (case_count == 0) info.corpus_cases = manifest->cases.size();
+    if (reader_cases == 0 && writer_cases == 0) info.reader_cases = manifest->cases.size();
   }
   return info;
 }
@@ -99,15 +101,21 @@ int run_report(const Command& command, const ReportArgs& args) {
   }
   const std::string summary = conf::text_summary(*runs);
   std::cout << summary;
-  std::size_t cases = 0;
-  for (const conf::ReaderRun& run : *runs) cases = std::max(cases, run.results.size());
+  // The cases each kind ran: the most any one run of that kind has.
+  std::size_t reader_cases = 0;
+  std::size_t writer_cases = 0;
+  for (const conf::ReaderRun& run : *runs) {
+    std::size_t& cases = conf::is_writer_run(run) ? writer_cases : reader_cases;
+    cases = std::max(cases, run.results.size());
+  }
   fs::path corpus;
   if (args.corpus) {
     corpus = *args.corpus;
   } else if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &error)) {
     corpus = data->corpus();
   }
-  if (!write_reports(*runs, matrix_info(corpus, cases), args.targets, summary, &error)) {
+  if (!write_reports(*runs, matrix_info(corpus, reader_cases, writer_cases), args.targets, summary,
+                     &error)) {
     std::cerr << "stguard conform report: " << base::terminal_safe(error) << "\n";
     return kExitUsage;
   }

@@ -25,9 +25,10 @@ bool write_reports(std::span<const conformance::ReaderRun> runs,
                    const conformance::MatrixInfo& info, const ReportTargets& targets,
                    const std::string& summary, std::string* error);
 
-// What the matrices say about the corpus: its version and case count.
+// What the matrices say about the corpus: its version and the reader and
+// writer cases run (both 0: the manifest's count of reader cases).
 conformance::MatrixInfo matrix_info(const std::filesystem::path& corpus_dir,
-                                    std::size_t case_count);
+                                    std::size_t reader_cases, std::size_t writer_cases);
 
 // Registers `conform report` under `conform`.
 void add_conform_report_command(CLI::App& conform, Commands& commands);

@@ -1,7 +1,7 @@
 // conformance/report/html.h: the conformance matrix as one self-contained
 // HTML page (`stguard conform --html FILE`, matrix.html of --out-dir).
 //
-//   MatrixInfo info{.corpus_version = "1", .corpus_cases = 440,
+//   MatrixInfo info{.corpus_version = "1", .reader_cases = 443,
 //                   .generated_by = "stguard 0.1.0"};
 //   write("matrix.html", stguard::conformance::html_matrix(runs, info));
 //

@@ -1,11 +1,49 @@
 // conformance/report/markdown.cc: the Markdown matrix (markdown.h).
 #include "conformance/report/markdown.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "conformance/report/escape.h"
 
 namespace stguard::conformance {
+namespace {
+
+// The summary table of one kind of run (readers or writers): a column per
+// grade that kind can have. A grade outside the set still counts in total.
+void append_summary_table(std::string& out, std::string_view title, std::span<const ReaderRun> runs,
+                          bool writers, std::span<const Grade> grades) {
+  const auto of_kind = [writers](const ReaderRun& run) { return is_writer_run(run) == writers; };
+  if (std::none_of(runs.begin(), runs.end(), of_kind)) return;
+  out += "## " + std::string(title) + "\n\n| " + (writers ? "writer" : "reader") +
+         " | version | mode |";
+  std::string rule = "|---|---|---|";
+  for (Grade grade : grades) {
+    out += " " + std::string(grade_code(grade)) + " |";
+    rule += "--:|";
+  }
+  out += " total | failing | XFAIL | XPASS |\n" + rule + "--:|--:|--:|--:|\n";
+  for (const ReaderRun& run : runs) {
+    if (!of_kind(run)) continue;
+    out += "| " + markdown_cell(run.name, 120) + " | " + markdown_cell(run.version, 120) + " | " +
+           markdown_cell(run.mode, 40) + (run.interrupted ? " (incomplete)" : "") + " |";
+    if (run.skipped) {
+      out += " skipped: " + markdown_cell(run.skip_reason, 200) + " |";
+      for (std::size_t i = 1; i < grades.size() + 4; ++i) out += " |";
+      out += "\n";
+      continue;
+    }
+    const Counts counts = count_results(run);
+    for (Grade grade : grades) {
+      out += " " + std::to_string(counts.per_grade[grade_index(grade)]) + " |";
+    }
+    out += " " + std::to_string(counts.total) + " | " + std::to_string(counts.failing) + " | " +
+           std::to_string(counts.xfail) + " | " + std::to_string(counts.xpass) + " |\n";
+  }
+  out += "\n";
+}
+
+}  // namespace
 
 std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& info) {
   const std::vector<MatrixGroup> groups = build_matrix(runs);
@@ -17,36 +55,15 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
   if (!info.corpus_version.empty()) {
     facts.push_back("Corpus version " + markdown_cell(info.corpus_version, 60));
   }
-  if (info.corpus_cases != 0) facts.push_back(std::to_string(info.corpus_cases) + " cases");
+  if (const std::string counts = case_counts_text(info); !counts.empty()) facts.push_back(counts);
   if (!facts.empty()) {
     out += facts[0];
     for (std::size_t i = 1; i < facts.size(); ++i) out += ", " + facts[i];
     out += ".\n\n";
   }
 
-  out += "## Readers\n\n| reader | version | mode |";
-  std::string rule = "|---|---|---|";
-  for (Grade grade : kBestFirst) {
-    out += " " + std::string(grade_code(grade)) + " |";
-    rule += "--:|";
-  }
-  out += " total | failing | XFAIL | XPASS |\n" + rule + "--:|--:|--:|--:|\n";
-  for (const ReaderRun& run : runs) {
-    out += "| " + markdown_cell(run.name, 120) + " | " + markdown_cell(run.version, 120) + " | " +
-           markdown_cell(run.mode, 40) + (run.interrupted ? " (incomplete)" : "") + " |";
-    if (run.skipped) {
-      out += " skipped: " + markdown_cell(run.skip_reason, 200) + " |";
-      for (std::size_t i = 1; i < kGradeCount + 4; ++i) out += " |";
-      out += "\n";
-      continue;
-    }
-    const Counts counts = count_results(run);
-    for (Grade grade : kBestFirst) {
-      out += " " + std::to_string(counts.per_grade[grade_index(grade)]) + " |";
-    }
-    out += " " + std::to_string(counts.total) + " | " + std::to_string(counts.failing) + " | " +
-           std::to_string(counts.xfail) + " | " + std::to_string(counts.xpass) + " |\n";
-  }
+  append_summary_table(out, "Readers", runs, false, kReaderGradesBestFirst);
+  append_summary_table(out, "Writers", runs, true, kWriterGradesBestFirst);
   std::string incomplete;
   for (const ReaderRun& run : runs) {
     if (!run.interrupted) continue;
@@ -54,9 +71,9 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
     incomplete += markdown_cell(run.name, 120) + ": " + incomplete_note(run);
   }
   if (!incomplete.empty()) {
-    out += "\n**This run is incomplete:** it was stopped by a signal." + incomplete + ".\n";
+    out += "**This run is incomplete:** it was stopped by a signal." + incomplete + ".\n\n";
   }
-  out += "\nGrades:";
+  out += "Grades:";
   for (Grade grade : kBestFirst) {
     out += " `" + std::string(grade_code(grade)) + "` " + std::string(grade_name(grade)) + ",";
   }
@@ -91,7 +108,9 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
     }
   }
 
-  out += "\n## Matrix\n\nOne table per case group; one column per reader";
+  out +=
+      "\n## Matrix\n\nOne table per case group; one column per reader (or writer) with "
+      "results in the group";
   bool any_skipped = false;
   for (const ReaderRun& run : runs) any_skipped = any_skipped || run.skipped;
   out += any_skipped ? " (skipped readers have none)" : "";
@@ -100,17 +119,17 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
     out += "\n### " + markdown_cell(group.name, 120) + " (" + std::to_string(group.cases.size()) +
            (group.cases.size() == 1 ? " case" : " cases") + ")\n\n| case | expected |";
     std::string header_rule = "|---|---|";
-    for (const ReaderRun& run : runs) {
-      if (run.skipped) continue;
-      out += " " + markdown_cell(run.name, 60) + " |";
+    for (const std::size_t r : group.columns) {
+      out += " " + markdown_cell(runs[r].name, 60) + " |";
       header_rule += ":-:|";
     }
     out += "\n" + header_rule + "\n";
     for (const MatrixCase& matrix_case : group.cases) {
-      out += "| " + markdown_case_id(matrix_case.info->case_id) + " | " +
-             std::string(verdict_name(matrix_case.info->expected_verdict)) + " |";
-      for (std::size_t r = 0; r < runs.size(); ++r) {
-        if (runs[r].skipped) continue;
+      out +=
+          "| " + markdown_case_id(matrix_case.info->case_id) + " | " +
+          std::string(expected_name(matrix_case.info->expected_verdict, matrix_case.writer_case)) +
+          " |";
+      for (const std::size_t r : group.columns) {
         const CaseResult* cell = matrix_case.cells[r];
         if (cell == nullptr) {
           out += " \xE2\x80\x94 |";

@@ -80,6 +80,7 @@ std::vector<MatrixGroup> build_matrix(std::span<const ReaderRun> runs) {
       auto [it, inserted] = by_id.try_emplace(result.case_id);
       if (inserted) {
         it->second.info = &result;
+        it->second.writer_case = is_writer_run(runs[r]);
         it->second.cells.assign(runs.size(), nullptr);
       }
       it->second.cells[r] = &result;
@@ -90,8 +91,50 @@ std::vector<MatrixGroup> build_matrix(std::span<const ReaderRun> runs) {
     by_group[matrix_case.info->group].push_back(std::move(matrix_case));
   }
   std::vector<MatrixGroup> groups;
-  for (auto& [name, cases] : by_group) groups.push_back({name, std::move(cases)});
+  for (auto& [name, cases] : by_group) {
+    MatrixGroup group{name, std::move(cases), {}};
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      if (std::any_of(group.cases.begin(), group.cases.end(),
+                      [r](const MatrixCase& c) { return c.cells[r] != nullptr; })) {
+        group.columns.push_back(r);
+      }
+    }
+    groups.push_back(std::move(group));
+  }
   return groups;
+}
+
+std::string case_counts_text(const MatrixInfo& info) {
+  std::string out;
+  if (info.reader_cases != 0) out = std::to_string(info.reader_cases) + " reader cases";
+  if (info.writer_cases != 0) {
+    out += (out.empty() ? "" : ", ") + std::to_string(info.writer_cases) + " writer cases";
+  }
+  return out;
+}
+
+bool is_writer_run(const ReaderRun& run) noexcept { return run.mode == kWriterMode; }
+
+std::string runs_noun(std::span<const ReaderRun> runs) {
+  const auto writers =
+      static_cast<std::size_t>(std::count_if(runs.begin(), runs.end(), is_writer_run));
+  const std::size_t readers = runs.size() - writers;
+  const auto counted = [](std::size_t n, const char* noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  };
+  if (writers == 0) return counted(readers, "reader");
+  if (readers == 0) return counted(writers, "writer");
+  return counted(readers, "reader") + " and " + counted(writers, "writer");
+}
+
+std::string_view expected_name(Verdict expected, bool writer_case) noexcept {
+  if (!writer_case) return verdict_name(expected);
+  return expected == Verdict::kAccept ? "write" : "refuse";
+}
+
+std::string_view answer_name(Verdict answer, bool writer) noexcept {
+  if (!writer) return verdict_name(answer);
+  return answer == Verdict::kAccept ? "written" : "refused";
 }
 
 }  // namespace stguard::conformance

@@ -24,9 +24,28 @@ namespace stguard::conformance {
 struct MatrixInfo {
   std::string title = "stguard conformance matrix";
   std::string corpus_version;    // manifest "version"; "" leaves it out
-  std::size_t corpus_cases = 0;  // cases in the manifest; 0 leaves it out
+  std::size_t reader_cases = 0;  // reader cases run (or in the manifest); 0 leaves it out
+  std::size_t writer_cases = 0;  // writer cases run; 0 leaves it out
   std::string generated_by;      // "stguard 0.1.0"; "" leaves it out
 };
+
+// "443 reader cases, 76 writer cases" (the parts that are not 0), or "".
+std::string case_counts_text(const MatrixInfo& info);
+
+// A run of a writer (mode kWriterMode) rather than a reader.
+bool is_writer_run(const ReaderRun& run) noexcept;
+
+// The runs counted by kind: "4 readers and 1 writer", "1 reader",
+// "2 writers"; "0 readers" for none.
+std::string runs_noun(std::span<const ReaderRun> runs);
+
+// A case's expected outcome as the reports show it: accept, reject or
+// either for a reader case; write or refuse for a writer case.
+std::string_view expected_name(Verdict expected, bool writer_case) noexcept;
+
+// An answer as the reports show it: accept or reject from a reader; written
+// or refused from a writer.
+std::string_view answer_name(Verdict answer, bool writer) noexcept;
 
 // The short code of a grade used in matrix cells: PASS, ACC (IMPL_ACCEPT),
 // REJ (IMPL_REJECT), WRONG, SHOULD-REJ, SHOULD-ACC, CRASH, TIME, PROTO, and
@@ -54,6 +73,26 @@ inline constexpr Grade kBestFirst[] = {Grade::kPass,
                                        Grade::kTimeout,
                                        Grade::kCrash};
 static_assert(std::size(kBestFirst) == kGradeCount);
+
+// The grades a reader's run can have, and a writer's, best first: the
+// columns of each kind's summary table.
+inline constexpr Grade kReaderGradesBestFirst[] = {Grade::kPass,
+                                                   Grade::kImplAccept,
+                                                   Grade::kImplReject,
+                                                   Grade::kFailShouldAccept,
+                                                   Grade::kFailShouldReject,
+                                                   Grade::kFailWrongContent,
+                                                   Grade::kProtocolError,
+                                                   Grade::kTimeout,
+                                                   Grade::kCrash};
+inline constexpr Grade kWriterGradesBestFirst[] = {Grade::kPass,
+                                                   Grade::kFailShouldWrite,
+                                                   Grade::kFailShouldRefuse,
+                                                   Grade::kFailInvalidOutput,
+                                                   Grade::kFailWrongContent,
+                                                   Grade::kProtocolError,
+                                                   Grade::kTimeout,
+                                                   Grade::kCrash};
 
 struct Counts {
   std::array<std::size_t, kGradeCount> per_grade{};  // by grade_index
@@ -87,16 +126,21 @@ std::vector<const CaseResult*> worst_first(const ReaderRun& run, Keep keep) {
   return out;
 }
 
-// The matrix: every case id any reader has, grouped by case group (groups
-// and ids in sorted order), with each reader's result or null.
+// The matrix: every case id any reader or writer has, grouped by case group
+// (groups and ids in sorted order), with each run's result or null.
 struct MatrixCase {
-  const CaseResult* info = nullptr;      // the first reader's result: id, description, tags
+  const CaseResult* info = nullptr;      // the first run's result: id, description, tags
+  bool writer_case = false;              // `info` comes from a writer's run
   std::vector<const CaseResult*> cells;  // one per run, null where it has none
 };
 
 struct MatrixGroup {
   std::string name;
   std::vector<MatrixCase> cases;
+  // The runs (indexes into `runs`) with a result in this group, in run
+  // order: the group's columns, so that reader groups show readers and
+  // writer groups writers.
+  std::vector<std::size_t> columns;
 };
 
 // Pointers into `runs`, which must outlive the result.

@@ -86,7 +86,7 @@ std::string text_summary(std::span<const ReaderRun> runs) {
     }
   }
   if (!out.empty()) out += '\n';
-  out += std::to_string(runs.size()) + (runs.size() == 1 ? " reader" : " readers");
+  out += runs_noun(runs);
   if (skipped_total != 0) out += " (" + std::to_string(skipped_total) + " skipped)";
   out += ", " + std::to_string(failing_total) +
          (failing_total == 1 ? " result fails" : " results fail") + " the run\n";

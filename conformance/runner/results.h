@@ -89,11 +89,15 @@ struct CaseResult {
   std::size_t leftover_processes = 0;
 };
 
+// The mode of a writer's run (`conform --writer`): the reports show writers
+// beside readers, in their own tables and with their own grades.
+inline constexpr std::string_view kWriterMode = "writer";
+
 struct ReaderRun {
   std::string name;      // "huggingface-hub", "stguard-strict"
   std::string version;   // what the reader's version command printed (first line), "" if unknown
   std::string command;   // the adapter command as the user would type it
-  std::string mode;      // "json" (adapter protocol) or "plain" (exit status only)
+  std::string mode;      // "json" (adapter protocol), "plain" (exit status only) or kWriterMode
   bool skipped = false;  // the reader is not installed / its version command failed
   std::string skip_reason;
   std::vector<CaseResult> results;  // sorted by case_id

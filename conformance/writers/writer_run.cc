@@ -77,7 +77,7 @@ ReaderRun run_writer(const ReaderSpec& spec, std::span<const LoadedWriterCase> c
   ReaderRun run;
   run.name = spec.name;
   run.command = command_text(spec.command);
-  run.mode = "writer";
+  run.mode = std::string(kWriterMode);
   run_cases(run, cases.size(), options, [&](std::size_t index) -> std::optional<CaseResult> {
     const LoadedWriterCase& c = cases[index];
     // A private directory per case: nothing of one case's output can be

@@ -274,7 +274,7 @@ TEST(ConformReportJunit, EscapesMarkupAndReplacesInvalidCharacters) {
 MatrixInfo sample_info() {
   MatrixInfo info;
   info.corpus_version = "1";
-  info.corpus_cases = 5;
+  info.reader_cases = 5;
   info.generated_by = "stguard 0.1.0";
   return info;
 }
@@ -477,11 +477,10 @@ TEST(ConformReportMarkdown, DeterministicWithoutDurations) {
                           "do not edit."),
             std::string::npos)
       << markdown;
-  EXPECT_NE(markdown.find("Corpus version 1, 5 cases."), std::string::npos);
-  EXPECT_NE(markdown.find(
-                "| loose | 1.2.3 | json | 1 | 1 | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 0 | 1 | 5 | 2 "
-                "| 1 | 1 |"),
-            std::string::npos)
+  EXPECT_NE(markdown.find("Corpus version 1, 5 reader cases."), std::string::npos);
+  EXPECT_NE(
+      markdown.find("| loose | 1.2.3 | json | 1 | 1 | 0 | 0 | 1 | 1 | 0 | 0 | 1 | 5 | 2 | 1 | 1 |"),
+      std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("| absent |  | json | skipped: node not found in PATH |"),
             std::string::npos)
@@ -494,6 +493,67 @@ TEST(ConformReportMarkdown, DeterministicWithoutDurations) {
   EXPECT_NE(markdown.find("| `numbers/big` | accept | PASS | PASS (xpass) |"), std::string::npos);
   EXPECT_NE(markdown.find("### layout (2 cases)"), std::string::npos);
   expect_tables_intact(markdown);
+}
+
+// The sample readers plus a writer over two writer cases.
+std::vector<ReaderRun> runs_with_a_writer() {
+  std::vector<ReaderRun> runs = sample_runs();
+  ReaderRun writer = conformance_test::make_reader(
+      "my-writer",
+      {conformance_test::make_case("writers/dup", "reject", Grade::kFailShouldRefuse, "accept"),
+       conformance_test::make_case("writers/f32", "accept", Grade::kPass, "accept")});
+  writer.mode = std::string(stguard::conformance::kWriterMode);
+  runs.push_back(std::move(writer));
+  return runs;
+}
+
+TEST(ConformReportWriters, WritersHaveTheirOwnTableColumnsAndCounts) {
+  const std::vector<ReaderRun> runs = runs_with_a_writer();
+  MatrixInfo info = sample_info();
+  info.writer_cases = 2;
+  const std::string markdown = stguard::conformance::markdown_matrix(runs, info);
+  expect_tables_intact(markdown);
+  EXPECT_NE(markdown.find("Corpus version 1, 5 reader cases, 2 writer cases."), std::string::npos)
+      << markdown;
+  // Each kind its own table, with the grades it can have.
+  EXPECT_NE(markdown.find("## Readers\n\n| reader | version | mode | PASS | ACC | REJ | "
+                          "SHOULD-ACC | SHOULD-REJ | WRONG | PROTO | TIME | CRASH |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("## Writers\n\n| writer | version | mode | PASS | SHOULD-WRI | "
+                          "SHOULD-REF | INVALID | WRONG | PROTO | TIME | CRASH |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| my-writer | 1.2.3 | writer | 1 | 0 | 1 | 0 | 0 | 0 | 0 | 0 | 2 | 1 "
+                          "| 0 | 0 |"),
+            std::string::npos)
+      << markdown;
+  EXPECT_EQ(count_of(markdown, "| my-writer | 1.2.3 |"), 1u);  // not in the readers' table
+  // A group's table has the runs with results in it, and writer cases say
+  // write or refuse.
+  EXPECT_NE(markdown.find("| case | expected | my-writer |\n|---|---|:-:|\n"
+                          "| `writers/dup` | refuse | **SHOULD-REF** |\n"
+                          "| `writers/f32` | write | PASS |\n"),
+            std::string::npos)
+      << markdown;
+  EXPECT_NE(markdown.find("| case | expected | strict | loose |\n"), std::string::npos) << markdown;
+
+  const std::vector<std::string> lines = lines_of(stguard::conformance::text_summary(runs));
+  EXPECT_EQ(lines.back(), "3 readers and 1 writer (1 skipped), 3 results fail the run");
+
+  const std::string html = stguard::conformance::html_matrix(runs, info);
+  EXPECT_NE(html.find("5 reader cases, 2 writer cases \xC2\xB7 3 readers and 1 writer"),
+            std::string::npos);
+  const nlohmann::json data = embedded_data(html);
+  ASSERT_TRUE(data.is_object());
+  bool seen = false;
+  for (const nlohmann::json& c : data["cases"]) {
+    if (c["id"] != "writers/dup") continue;
+    seen = true;
+    EXPECT_EQ(c["expected"], "refuse");
+    EXPECT_EQ(c["cells"][3][2], "written");
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST(ConformReportMarkdown, EscapesTableCells) {
