@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages stguard needs, only those missing.
 # Usage: ci/install-deps.sh [build|bench|fuzz|readers|all]   (default: build)
-# readers: Node.js and npm for the JavaScript readers `stguard conform` grades
-# (skipped when node and npm are already on PATH, whatever installed them).
+# readers: Node.js and npm for the JavaScript readers `stguard conform` grades,
+# and Python 3 for the worked example adapters (conformance/adapters/example/;
+# each skipped when its command is already on PATH, whatever installed it).
 # Runs as root on a fresh machine (apt-get); as another user it only reports.
 set -euo pipefail
 
@@ -22,6 +23,7 @@ esac
 if [ "$profile" = readers ] || [ "$profile" = all ]; then
   command -v node >/dev/null 2>&1 || packages+=(nodejs)
   command -v npm >/dev/null 2>&1 || packages+=(npm)
+  command -v python3 >/dev/null 2>&1 || packages+=(python3)
 fi
 
 missing=()

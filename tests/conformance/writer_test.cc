@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -401,6 +402,27 @@ TEST(ConformWriter, TheRunnersUmaskDoesNotMakeLints) {
                  line["detail"].get<std::string>().find("readable") != std::string::npos)
         << id << ": " << line["detail"];
   }
+}
+
+// The worked example of the writer protocol, in Python's standard library,
+// is what a writer author copies first: it must pass every case. Python is
+// installed by ci/setup-readers.sh; elsewhere the test skips without it.
+TEST(ConformWriter, ThePythonExampleWriterPassesEveryCase) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
+    const char* required = std::getenv("STGUARD_REQUIRE_READERS");
+    if (required != nullptr && std::string(required) == "1") {
+      FAIL() << "python3 is not on PATH (ci/setup-readers.sh installs it)";
+    }
+    GTEST_SKIP() << "python3 is not on PATH";
+  }
+  int exit_code = -1;
+  const std::map<std::string, std::string> grades = conform_grades(
+      {"--writer", "python3 " STGUARD_RECIPES_DIR "/adapters/example/minimal_writer.py", "--name",
+       "python-example"},
+      &exit_code);
+  EXPECT_EQ(exit_code, 0);
+  EXPECT_EQ(grades.size(), conf::writer_cases().size());
+  for (const auto& [id, g] : grades) EXPECT_EQ(g, "PASS") << id;
 }
 
 TEST(ConformWriter, DyingBySignalIsCrash) {
