@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -50,12 +53,25 @@ struct SnapshotFile {
   std::string blob;  // empty for a regular file
 };
 
+// One snapshot's ordinary checks, kept from the passes that read headers to
+// those that read contents: the blobs are hashed in between, each read once
+// for its name's hash and for the value scans of the snapshot files it is.
+struct SnapshotCheck {
+  explicit SnapshotCheck(const VerifyOptions& given) : options(given), v(options) {
+    options.follow_symlinks = false;  // links were resolved when walked, by name
+  }
+  VerifyOptions options;
+  Verification v;
+  std::map<std::string, std::string> hub_sha256;  // path -> sha256 blob name
+};
+
 struct Snapshot {
   std::string commit;
   base::UniqueFd fd;
   std::vector<SnapshotFile> files;
   std::set<std::string> bad_top_level;  // links not used by the ordinary checks
   std::vector<std::string> refs;
+  std::unique_ptr<SnapshotCheck> check;  // null when its checks cannot run
 };
 
 struct Repository {
@@ -303,18 +319,17 @@ void merge_report(VerifyReport& into, VerifyReport&& from, const std::string& pr
 }
 
 // The ordinary checks on a snapshot's top level, its links read as the
-// blobs they name.
-void check_snapshot_folder(Repository& repo, Snapshot& snap) {
-  VerifyOptions options = repo.options;
-  options.follow_symlinks = false;  // links were resolved above, by name
-  Verification v(options);
+// blobs they name: the passes that read headers (the blobs are hashed
+// next, feeding the value scans set up here).
+void start_snapshot_check(Repository& repo, Snapshot& snap) {
+  auto check = std::make_unique<SnapshotCheck>(repo.options);
+  Verification& v = check->v;
   v.report.dir = "snapshots/" + snap.commit;
-  std::map<std::string, std::string> hub_sha256;
   std::map<std::string, std::string> blob_of_top_level;
   for (const SnapshotFile& f : snap.files) {
     if (f.blob.empty() || f.path.find('/') != std::string::npos) continue;
     blob_of_top_level[f.path] = f.blob;
-    if (hub_algorithm(f.blob) == kSha256Algorithm) hub_sha256[f.path] = f.blob;
+    if (hub_algorithm(f.blob) == kSha256Algorithm) check->hub_sha256[f.path] = f.blob;
   }
   v.folder.dir = std::move(snap.fd);
   v.folder.blobs = repo.blobs.get();
@@ -334,11 +349,65 @@ void check_snapshot_folder(Repository& repo, Snapshot& snap) {
         make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "", v.report.fatal));
     return;
   }
-  run_folder_passes(v);
-  compare_checksum_sources(v, hub_sha256, "Hub blob name");
+  run_structure_passes(v);
+  snap.check = std::move(check);
+}
+
+// The rest of a snapshot's checks, once the blobs were hashed: SHA256SUMS
+// (taking the digests of the blobs' reads), values, then the report merged
+// into the repository's.
+void finish_snapshot_check(Repository& repo, Snapshot& snap) {
+  if (!snap.check) return;
+  Verification& v = snap.check->v;
+  run_content_passes(v);
+  compare_checksum_sources(v, snap.check->hub_sha256, "Hub blob name");
   finish_checkpoints(v);
   merge_report(repo.report, std::move(v.report), "snapshots/" + snap.commit + "/");
 }
+
+// The sinks that hashing a blob feeds: the value scans of every snapshot
+// file that is this blob (a blob two revisions share is read once, and each
+// snapshot's scan gets its bytes).
+class BlobSinks {
+ public:
+  explicit BlobSinks(std::vector<Snapshot>& snapshots) {
+    for (Snapshot& snap : snapshots) {
+      if (!snap.check) continue;
+      for (const SnapshotFile& f : snap.files) {
+        if (!f.blob.empty()) uses_[f.blob].emplace_back(&snap.check->v, f.path);
+      }
+    }
+  }
+
+  // Safe from several threads: the map is only read, claims are atomic.
+  base::ChunkSink operator()(const ContentFile& blob) const {
+    const auto it = uses_.find(blob.expected);
+    if (it == uses_.end()) return {};
+    std::vector<base::ChunkSink> sinks;
+    for (const auto& [v, path] : it->second) {
+      if (base::ChunkSink sink = v->values.claim(path)) sinks.push_back(std::move(sink));
+    }
+    if (sinks.empty()) return {};
+    if (sinks.size() == 1) return std::move(sinks.front());
+    return [sinks = std::move(sinks)](std::span<const std::uint8_t> chunk) {
+      for (const base::ChunkSink& sink : sinks) sink(chunk);
+    };
+  }
+
+  // The sha256 of each snapshot file whose blob was hashed with it, for the
+  // checksum pass to reuse.
+  void share_digests(const std::vector<ContentFile>& files) const {
+    for (const ContentFile& f : files) {
+      const std::optional<FileRead> read = sha256_read_of(f);
+      const auto it = uses_.find(f.expected);
+      if (!read || it == uses_.end()) continue;
+      for (const auto& [v, path] : it->second) v->read_by_layout[path] = *read;
+    }
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<Verification*, std::string>>> uses_;
+};
 
 // A whole repository (`only` empty) or one snapshot of it, on the open
 // repository folder.
@@ -409,14 +478,17 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
     repo.snapshots.push_back(std::move(snap));
   }
   check_blob_folder(repo, used, whole);
+  for (Snapshot& snap : repo.snapshots) start_snapshot_check(repo, snap);
 
   const int blobs_fd = repo.blobs.get();
+  const BlobSinks sinks(repo.snapshots);
   hash_contents(
       files,
       [blobs_fd](const ContentFile& f) {
         return base::open_beneath(blobs_fd, f.expected, {.follow_symlinks = false});
       },
-      options, &*repo.report.hub);
+      options, &*repo.report.hub, std::cref(sinks));
+  sinks.share_digests(files);
   for (const ContentFile& f : files) {
     if (std::optional<Finding> finding = content_finding(f, "blob name")) {
       repo.add(std::move(*finding));
@@ -434,7 +506,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
       if (files[file_of_blob[f.blob]].verdict == ContentVerdict::kVerified) ++s.verified;
     }
     repo.report.hub->snapshots.push_back(std::move(s));
-    check_snapshot_folder(repo, snap);
+    finish_snapshot_check(repo, snap);
   }
   return std::move(repo.report);
 }

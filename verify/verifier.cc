@@ -11,6 +11,7 @@
 #include "base/file_io.h"
 #include "verify/findings.h"
 #include "verify/hub_cache.h"
+#include "verify/hub_content.h"
 #include "verify/local_dir.h"
 #include "verify/shards.h"
 
@@ -85,6 +86,11 @@ void count_totals(VerifyReport& report) {
 }
 
 void run_folder_passes(Verification& v) {
+  run_structure_passes(v);
+  run_content_passes(v);
+}
+
+void run_structure_passes(Verification& v) {
   v.report.ran = true;
   if (v.options.recursive) {
     for (Finding& f : walk_subfolders(v.folder, v.options)) v.add(std::move(f));
@@ -95,6 +101,9 @@ void run_folder_passes(Verification& v) {
   group_checkpoints(v);
   check_duplicates(v);
   compare_indexes(v);
+}
+
+void run_content_passes(Verification& v) {
   check_checksums(v);
   check_values(v);
   if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
@@ -112,8 +121,19 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
   if (!folder) return std::move(v.report);
   v.folder = std::move(*folder);
-  run_folder_passes(v);
-  if (layout == Layout::kLocalDir) check_local_dir(v);  // local_dir.cc
+  run_structure_passes(v);
+  // A --local-dir download's metadata is checked between the passes that
+  // read headers and those that read contents, so that each file is read
+  // once: hashed against its etag with its values scanned in the same read,
+  // its digest reused for SHA256SUMS.
+  std::map<std::string, std::string> etag_sha256;
+  if (layout == Layout::kLocalDir) etag_sha256 = check_local_dir(v);  // local_dir.cc
+  run_content_passes(v);
+  if (layout == Layout::kLocalDir) {
+    compare_checksum_sources(v, etag_sha256, kLocalDirChecksumName);  // hub_content.cc
+    // After SHA256SUMS, which run_content_passes named.
+    if (!v.report.hub->files.empty()) v.report.checksum_sources.push_back("local-dir-metadata");
+  }
   // Last, so that the layout's own findings about a shard count against
   // its checkpoint too.
   finish_checkpoints(v);
