@@ -244,4 +244,20 @@ void finish_checkpoints(Verification& v) {
   for (CheckpointReport& cp : checkpoints) std::sort(cp.shards.begin(), cp.shards.end());
 }
 
+std::string count_against_checkpoints(Verification& v, const std::string& file, Severity severity) {
+  std::vector<std::uint32_t> holding;
+  if (const auto it = v.shard_index.find(file); it != v.shard_index.end()) {
+    holding = v.shard_checkpoints[it->second];
+  }
+  for (std::uint32_t cp = 0; cp < v.report.checkpoints.size(); ++cp) {
+    const CheckpointReport& c = v.report.checkpoints[cp];
+    if (c.kind == CheckpointKind::kIndex && c.name == file) holding.push_back(cp);
+  }
+  for (const std::uint32_t cp : holding) {
+    CheckpointReport& c = v.report.checkpoints[cp];
+    ++(severity == Severity::kError ? c.errors : c.warnings);
+  }
+  return holding.empty() ? std::string() : v.report.checkpoints[holding.front()].name;
+}
+
 }  // namespace stguard::verify

@@ -353,6 +353,34 @@ void start_snapshot_check(Repository& repo, Snapshot& snap) {
   snap.check = std::move(check);
 }
 
+// A blob that fails its name (or cannot be hashed) fails the checkpoints
+// of every snapshot file that is that blob: the finding, kept once in the
+// repository's report, is counted against each, and names the first.
+void count_blob_findings(Repository& repo, Snapshot& snap) {
+  std::map<std::string, std::vector<std::size_t>> findings_of_blob;
+  for (std::size_t i = 0; i < repo.report.findings.size(); ++i) {
+    const Finding& f = repo.report.findings[i];
+    if ((f.kind == FindingKind::kHubContentMismatch ||
+         f.kind == FindingKind::kHubContentUnreadable ||
+         f.kind == FindingKind::kHubBlobUnverifiable) &&
+        f.file.starts_with("blobs/")) {
+      findings_of_blob[f.file.substr(6)].push_back(i);
+    }
+  }
+  if (findings_of_blob.empty()) return;
+  for (const SnapshotFile& file : snap.files) {
+    const auto it = findings_of_blob.find(file.blob);
+    if (file.blob.empty() || it == findings_of_blob.end()) continue;
+    for (const std::size_t i : it->second) {
+      Finding& f = repo.report.findings[i];
+      const std::string first = count_against_checkpoints(snap.check->v, file.path, f.severity);
+      if (f.checkpoint.empty() && !first.empty()) {
+        f.checkpoint = "snapshots/" + snap.commit + "/" + first;
+      }
+    }
+  }
+}
+
 // The rest of a snapshot's checks, once the blobs were hashed: SHA256SUMS
 // (taking the digests of the blobs' reads), values, then the report merged
 // into the repository's.
@@ -362,6 +390,7 @@ void finish_snapshot_check(Repository& repo, Snapshot& snap) {
   run_content_passes(v);
   compare_checksum_sources(v, snap.check->hub_sha256, "Hub blob name");
   finish_checkpoints(v);
+  count_blob_findings(repo, snap);
   merge_report(repo.report, std::move(v.report), "snapshots/" + snap.commit + "/");
 }
 

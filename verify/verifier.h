@@ -110,6 +110,12 @@ void check_duplicates(Verification& v);
 // checkpoint's tensors, bytes, errors and warnings (checkpoints.cc).
 void finish_checkpoints(Verification& v);
 
+// Counts a finding kept outside v.report (the Hub cache's finding about the
+// blob that `file` is) against every checkpoint holding `file`, a shard or
+// an index relative to DIR; after finish_checkpoints. Returns the name of
+// the first such checkpoint, "" when none holds it (checkpoints.cc).
+std::string count_against_checkpoints(Verification& v, const std::string& file, Severity severity);
+
 // Checks SHA256SUMS, or the --sha256 list in v.checksum_text, and hashes what
 // it lists (checksum_check.cc).
 void check_checksums(Verification& v);

@@ -163,6 +163,55 @@ TEST(HubCache, FlippedByteInOneBlobNamesTheFileAndBothHashes) {
   EXPECT_NE(f->message.find(actual), std::string::npos);
 }
 
+const stguard::verify::CheckpointReport* checkpoint(const VerifyReport& report,
+                                                    const std::string& name) {
+  for (const auto& c : report.checkpoints) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// A blob that fails its name fails the checkpoint of every snapshot that
+// links to it, not only the repository (as for --local-dir); a blob only
+// one revision uses fails that revision's checkpoint alone.
+TEST(HubCache, CorruptBlobFailsTheCheckpointOfEverySnapshotUsingIt) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const std::string old_index = "snapshots/" + kOldCommit + "/" + kIndex;
+  const std::string new_index = "snapshots/" + kNewCommit + "/" + kIndex;
+  ASSERT_EQ(repo.blob_of(kOldCommit, kShard1), repo.blob_of(kNewCommit, kShard1));
+  flip_last_byte(repo.blob_path(repo.blob_of(kOldCommit, kShard1)));
+  VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_content_mismatch"})
+      << describe(report);
+  ASSERT_NE(checkpoint(report, old_index), nullptr);
+  ASSERT_NE(checkpoint(report, new_index), nullptr);
+  EXPECT_EQ(checkpoint(report, old_index)->errors, 1u);
+  EXPECT_EQ(checkpoint(report, new_index)->errors, 1u);
+  const Finding* f = find(report, FindingKind::kHubContentMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->checkpoint, old_index);
+  EXPECT_EQ(report.errors, 1u);  // counted once in the totals
+
+  const TempDir dir2;
+  const HubRepo repo2 = build_hub_repo(dir2);
+  ASSERT_NE(repo2.blob_of(kOldCommit, kShard3), repo2.blob_of(kNewCommit, kShard3));
+  flip_last_byte(repo2.blob_path(repo2.blob_of(kNewCommit, kShard3)));
+  report = verify_path(repo2.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(checkpoint(report, old_index)->ok());
+  EXPECT_FALSE(checkpoint(report, new_index)->ok());
+
+  // Given the snapshot alone, or the cache root, the same.
+  report = verify_path(repo2.snapshot(kNewCommit));
+  ASSERT_EQ(report.checkpoints.size(), 1u);
+  EXPECT_FALSE(report.checkpoints[0].ok());
+  report = verify_path(repo2.cache);
+  ASSERT_NE(checkpoint(report, "models--org--tiny/" + new_index), nullptr);
+  EXPECT_FALSE(checkpoint(report, "models--org--tiny/" + new_index)->ok());
+  EXPECT_TRUE(checkpoint(report, "models--org--tiny/" + old_index)->ok());
+}
+
 TEST(HubCache, EditedSmallFileFailsItsGitBlobHash) {
   const TempDir dir;
   const HubRepo repo = build_hub_repo(dir);
