@@ -81,8 +81,12 @@ struct Repository {
   std::map<std::string, std::vector<std::string>> refs_of_commit;
   VerifyReport report;
   const VerifyOptions& options;
+  // Put before the repository's paths in messages: its folder at the cache
+  // root (where file names are relative to the root), else "".
+  std::string shown_from;
 
-  explicit Repository(const VerifyOptions& opts) : options(opts) {}
+  Repository(const VerifyOptions& opts, std::string shown)
+      : options(opts), shown_from(std::move(shown)) {}
   void add(Finding f) { report.findings.push_back(std::move(f)); }
 };
 
@@ -130,12 +134,13 @@ std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std:
   struct stat st {};
   if (!repo.blobs || ::fstatat(repo.blobs.get(), blob->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const bool partial = repo.blobs && size_at(repo.blobs.get(), *blob + ".incomplete");
-    Finding f = make_finding(
-        FindingKind::kHubLinkDangling, Category::kHub, repo_path,
-        "links to blobs/" + *blob + ", which is not there" +
-            (partial ? " (blobs/" + *blob + ".incomplete is: the download was interrupted)"
-                     : std::string()));
-    f.other = "blobs/" + *blob;
+    Finding f =
+        make_finding(FindingKind::kHubLinkDangling, Category::kHub, repo_path,
+                     "links to " + repo.shown_from + "blobs/" + *blob + ", which is not there" +
+                         (partial ? " (" + repo.shown_from + "blobs/" + *blob +
+                                        ".incomplete is: the download was interrupted)"
+                                  : std::string()));
+    f.other = repo.shown_from + "blobs/" + *blob;
     repo.add(std::move(f));
     return std::nullopt;
   }
@@ -143,10 +148,10 @@ std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std:
     Finding f = make_finding(
         S_ISLNK(st.st_mode) ? FindingKind::kSymlinkEscapes : FindingKind::kNotRegularFile,
         Category::kHub, repo_path,
-        "links to blobs/" + *blob +
+        "links to " + repo.shown_from + "blobs/" + *blob +
             (S_ISLNK(st.st_mode) ? ", which is itself a symlink; not followed"
                                  : ", which is not a regular file"));
-    f.other = "blobs/" + *blob;
+    f.other = repo.shown_from + "blobs/" + *blob;
     repo.add(std::move(f));
     return std::nullopt;
   }
@@ -439,10 +444,10 @@ class BlobSinks {
 };
 
 // A whole repository (`only` empty) or one snapshot of it, on the open
-// repository folder.
+// repository folder; `shown_from` as in Repository.
 VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
-                               const VerifyOptions& options) {
-  Repository repo(options);
+                               const VerifyOptions& options, const std::string& shown_from) {
+  Repository repo(options, shown_from);
   repo.fd = std::move(repo_fd);
   repo.report.ran = true;
   repo.report.hub.emplace();
@@ -519,7 +524,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
       options, &*repo.report.hub, std::cref(sinks));
   sinks.share_digests(files);
   for (const ContentFile& f : files) {
-    if (std::optional<Finding> finding = content_finding(f, "blob name")) {
+    if (std::optional<Finding> finding = content_finding(f, "blob name", repo.shown_from)) {
       repo.add(std::move(*finding));
     }
   }
@@ -610,12 +615,13 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
     const std::filesystem::path p = normal_path(dir);
     base::UniqueFd repo = open_directory(p.parent_path().parent_path().string(), &report.fatal);
     if (!repo) return report;
-    merge_report(report, verify_repository(std::move(repo), p.filename().string(), options), "");
+    merge_report(report, verify_repository(std::move(repo), p.filename().string(), options, ""),
+                 "");
   } else {
     base::UniqueFd root = open_directory(dir, &report.fatal);
     if (!root) return report;
     if (layout == Layout::kHubRepo) {
-      merge_report(report, verify_repository(std::move(root), "", options), "");
+      merge_report(report, verify_repository(std::move(root), "", options, ""), "");
     } else {
       report.hub.emplace();
       for (const std::string& name : sorted_names(root.get())) {
@@ -623,7 +629,7 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
         base::Opened repo =
             base::open_beneath(root.get(), name, {.follow_symlinks = false, .directory = true});
         if (!repo.fd) continue;
-        VerifyReport sub = verify_repository(std::move(repo.fd), "", options);
+        VerifyReport sub = verify_repository(std::move(repo.fd), "", options, name + "/");
         count_totals(sub);
         RepositorySummary summary;
         summary.name = name;

@@ -115,13 +115,16 @@ std::optional<FileRead> sha256_read_of(const ContentFile& file) {
   return read;
 }
 
-std::optional<Finding> content_finding(const ContentFile& file, std::string_view source) {
+std::optional<Finding> content_finding(const ContentFile& file, std::string_view source,
+                                       std::string_view shown_from) {
   std::string users;
   for (const std::string& u : file.used_by) {
     if (!users.empty()) users += ", ";
-    users += u;
+    users += std::string(shown_from) + u;
   }
-  const std::string what = users.empty() || users == file.file ? "" : " (" + users + ")";
+  const std::string what = users.empty() || file.used_by == std::vector<std::string>{file.file}
+                               ? ""
+                               : " (" + users + ")";
   switch (file.verdict) {
     case ContentVerdict::kVerified:
     case ContentVerdict::kMissing:

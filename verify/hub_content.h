@@ -51,8 +51,11 @@ void hash_contents(std::vector<ContentFile>& files,
 std::optional<FileRead> sha256_read_of(const ContentFile& file);
 
 // The finding a hashed file deserves (mismatch naming both hashes,
-// unreadable, unverifiable), or none when verified.
-std::optional<Finding> content_finding(const ContentFile& file, std::string_view source);
+// unreadable, unverifiable), or none when verified. `shown_from` is put
+// before the paths that use the file in the message (the repository folder
+// at the cache root, where file names are relative to the root).
+std::optional<Finding> content_finding(const ContentFile& file, std::string_view source,
+                                       std::string_view shown_from = "");
 
 // The warning for a leftover .incomplete file: an interrupted download of
 // `size` bytes so far.

@@ -318,6 +318,43 @@ TEST(HubCache, CacheRootVerifiesEveryRepositoryWorstExitWins) {
   EXPECT_EQ(f->file, "models--org--bad/blobs/" + bad.blob_of(kOldCommit, kShard2));
 }
 
+// At the cache root every name is relative to the root: the snapshot and
+// blob paths inside messages carry the repository folder too, so that a
+// user can find the file.
+TEST(HubCache, CacheRootMessagesNameTheRepositoryFolder) {
+  const TempDir dir;
+  build_hub_repo(dir, "models--org--good");
+  const HubRepo bad = build_hub_repo(dir, "models--org--bad");
+  const std::string corrupt = bad.blob_of(kNewCommit, kShard3);
+  flip_last_byte(bad.blob_path(corrupt));
+  const std::string gone = bad.blob_of(kOldCommit, kShard2);
+  fs::remove(bad.blob_path(gone));
+  std::ofstream(bad.blob_path(gone + ".incomplete")) << "part";
+  const VerifyReport report = verify_path(bad.cache);
+  EXPECT_EQ(report.exit_code(), 1);
+  const std::string repo = "models--org--bad/";
+  const Finding* mismatch = find(report, FindingKind::kHubContentMismatch);
+  ASSERT_NE(mismatch, nullptr) << describe(report);
+  EXPECT_NE(mismatch->message.find(repo + "snapshots/" + kNewCommit + "/" + kShard3),
+            std::string::npos)
+      << mismatch->message;
+  EXPECT_EQ(mismatch->other, repo + "snapshots/" + kNewCommit + "/" + kShard3);
+  const Finding* dangling = find(report, FindingKind::kHubLinkDangling);
+  ASSERT_NE(dangling, nullptr) << describe(report);
+  EXPECT_EQ(dangling->file, repo + "snapshots/" + kOldCommit + "/" + kShard2);
+  EXPECT_NE(dangling->message.find("links to " + repo + "blobs/" + gone + ", "), std::string::npos)
+      << dangling->message;
+  EXPECT_NE(dangling->message.find(repo + "blobs/" + gone + ".incomplete"), std::string::npos)
+      << dangling->message;
+  EXPECT_EQ(dangling->other, repo + "blobs/" + gone);
+
+  // Given the repository itself, names stay relative to it.
+  const VerifyReport alone = verify_path(bad.root);
+  const Finding* f = find(alone, FindingKind::kHubContentMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message.find("models--"), std::string::npos) << f->message;
+}
+
 // ----------------------------------------------------------------- hostile --
 
 TEST(HubCacheHostile, LinksLeavingBlobsAreNeverFollowed) {
