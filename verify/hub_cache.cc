@@ -323,29 +323,27 @@ void merge_report(VerifyReport& into, VerifyReport&& from, const std::string& pr
   }
 }
 
-// The ordinary checks on a snapshot's top level, its links read as the
+// The ordinary checks on a snapshot (its subfolders too with --recursive), its links read as the
 // blobs they name: the passes that read headers (the blobs are hashed
 // next, feeding the value scans set up here).
 void start_snapshot_check(Repository& repo, Snapshot& snap) {
   auto check = std::make_unique<SnapshotCheck>(repo.options);
   Verification& v = check->v;
   v.report.dir = "snapshots/" + snap.commit;
-  std::map<std::string, std::string> blob_of_top_level;
-  for (const SnapshotFile& f : snap.files) {
-    if (f.blob.empty() || f.path.find('/') != std::string::npos) continue;
-    blob_of_top_level[f.path] = f.blob;
-    if (hub_algorithm(f.blob) == kSha256Algorithm) check->hub_sha256[f.path] = f.blob;
-  }
   v.folder.dir = std::move(snap.fd);
   v.folder.blobs = repo.blobs.get();
+  // Every link that names a blob, at any depth: --recursive lists the
+  // subfolders' links too (diffusers' unet/, vae/...), and the folder passes
+  // read each as its blob (read_links_as_blobs, verifier.cc).
+  for (const SnapshotFile& f : snap.files) {
+    if (f.blob.empty()) continue;
+    v.folder.blob_of[f.path] = f.blob;
+    if (hub_algorithm(f.blob) == kSha256Algorithm) check->hub_sha256[f.path] = f.blob;
+  }
   for (const std::string& name : sorted_names(v.folder.dir.get())) {
     if (snap.bad_top_level.count(name) != 0) continue;  // reported as a Hub finding
     Entry e = entry_of(v.folder.dir.get(), name);
-    const auto it = blob_of_top_level.find(name);
-    if (it != blob_of_top_level.end()) {
-      e.type = EntryType::kRegular;
-      v.folder.blob_of[name] = it->second;
-    }
+    if (v.folder.blob_of.count(name) != 0) e.type = EntryType::kRegular;
     v.folder.by_name[e.name] = v.folder.entries.size();
     v.folder.entries.push_back(std::move(e));
   }

@@ -25,6 +25,7 @@ using stguard::verify::FindingKind;
 using stguard::verify::Layout;
 using stguard::verify::VerifyOptions;
 using stguard::verify::VerifyReport;
+using stguard_test::build_hub_pipeline;
 using stguard_test::build_hub_repo;
 using stguard_test::bytes_of;
 using stguard_test::describe;
@@ -353,6 +354,61 @@ TEST(HubCache, CacheRootMessagesNameTheRepositoryFolder) {
   const Finding* f = find(alone, FindingKind::kHubContentMismatch);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->message.find("models--"), std::string::npos) << f->message;
+}
+
+// ------------------------------------------------------ diffusers snapshot --
+
+// A diffusers pipeline in the cache keeps a checkpoint per subfolder; with
+// --recursive each gets the checks a plain folder's subfolders get (index
+// against its shards, one checkpoint each), its links read as their blobs.
+TEST(HubCache, PipelineSubfoldersGetCheckpointChecksWithRecursive) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_pipeline(dir);
+  VerifyOptions options;
+  options.recursive = true;
+  options.scan_values = true;
+  VerifyReport report = verify_path(repo.root, options);
+  ASSERT_TRUE(report.ran) << report.fatal;
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  EXPECT_TRUE(report.findings.empty()) << describe(report);
+  const std::string snap = "snapshots/" + kNewCommit + "/";
+  std::set<std::string> names;
+  for (const auto& c : report.checkpoints) names.insert(c.name);
+  EXPECT_EQ(names,
+            (std::set<std::string>{snap + "text_encoder/model.safetensors",
+                                   snap + "unet/diffusion_pytorch_model.fp16.safetensors",
+                                   snap + "unet/diffusion_pytorch_model.safetensors.index.json",
+                                   snap + "vae/diffusion_pytorch_model.safetensors"}));
+  EXPECT_EQ(report.shards.size(), 5u);
+  ASSERT_TRUE(report.values.has_value());
+  EXPECT_EQ(report.values->shards, 5u);
+  EXPECT_EQ(report.values->bytes_read, 0u);  // scanned in the blob hashing's read
+
+  // A subfolder shard its index does not describe fails that checkpoint:
+  // the blob matches its name (it is another file, not a damaged one), so
+  // only the checkpoint check can see it.
+  const std::string shard2 = "unet/diffusion_pytorch_model-00002-of-00002.safetensors";
+  const fs::path link = repo.snapshot(kNewCommit) / shard2;
+  const std::string other = repo.blob_of(kNewCommit, "vae/diffusion_pytorch_model.safetensors");
+  fs::remove(link);
+  fs::create_symlink(fs::path("../../../blobs") / other, link);
+  report = verify_path(repo.root, options);
+  EXPECT_EQ(report.exit_code(), 1) << describe(report);
+  bool index_failed = false;
+  for (const auto& c : report.checkpoints) {
+    if (c.name == snap + "unet/diffusion_pytorch_model.safetensors.index.json") {
+      index_failed = !c.ok();
+    }
+  }
+  EXPECT_TRUE(index_failed) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kHubContentMismatch), 0u);
+
+  // A subfolder link leaving the repository is reported once (as the Hub
+  // walk found it) and never read, with or without --recursive.
+  fs::create_symlink("/etc/passwd", repo.snapshot(kNewCommit) / "vae" / "evil.safetensors");
+  report = verify_path(repo.root, options);
+  EXPECT_EQ(report.count(FindingKind::kSymlinkEscapes), 1u) << describe(report);
+  for (const auto& shard : report.shards) EXPECT_EQ(shard.file.find("evil"), std::string::npos);
 }
 
 // ----------------------------------------------------------------- hostile --
