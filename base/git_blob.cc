@@ -55,7 +55,7 @@ std::optional<GitBlobDigest> git_blob_from_hex(std::string_view hex) noexcept {
   return digest;
 }
 
-GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress) {
+GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress, const ChunkSink& also) {
   GitBlobOutcome out;
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -82,6 +82,7 @@ GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress) {
       out.error = "libcrypto failed while hashing";
       return out;
     }
+    if (got != 0 && also) also(std::span<const std::uint8_t>(buffer.data(), got));
     out.bytes += got;
     if (progress != nullptr) progress->fetch_add(got, std::memory_order_relaxed);
     if (got < want) {

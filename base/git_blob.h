@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/sha256.h"
+
 namespace stguard::base {
 
 using GitBlobDigest = std::array<std::uint8_t, 20>;
@@ -41,8 +43,11 @@ struct GitBlobOutcome {
 // Hashes the regular file open on `fd` from offset 0, its size taken by
 // fstat when hashing starts (the size is part of what is hashed); a file that
 // shrinks or grows meanwhile is an error. `progress`, when given, is advanced
-// by the bytes hashed. Does not close `fd`.
-GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress = nullptr);
+// by the bytes hashed. `also`, when given, is handed every chunk after it was
+// hashed (as sha256_fd does), so that another pass costs no second read.
+// Does not close `fd`.
+GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress = nullptr,
+                           const ChunkSink& also = {});
 
 }  // namespace stguard::base
 

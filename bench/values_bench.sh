@@ -21,7 +21,11 @@
 #   hash+scan   stguard verify -j 2 --scan-values DIR      (exit 1: the NaN)
 #   scan alone  stguard verify -j 2 --scan-values NOSUMS   (hard links, no SHA256SUMS)
 # and the medians compared. Environment: SHARDS (4), SHARD_MIB (512), RUNS (5),
-# JOBS (2), KEEP=1 to keep WORKDIR.
+# JOBS (2), KEEP=1 to keep WORKDIR. HUB=1 measures a Hugging Face cache
+# repository instead of the folder (hard links, no extra space):
+# models--bench--values/blobs/<sha256> and snapshots/<commit>/<name> links
+# to them, no SHA256SUMS, so "hash" is the blob names' check and
+# "hash+scan" scans the values in that same read.
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "$0")" && pwd)
@@ -94,7 +98,24 @@ rm -rf "$nosums"
 mkdir -p "$nosums"
 ln "$dir"/*.safetensors "$dir"/model.safetensors.index.json "$nosums"/
 
-total=$(du -cb "$dir"/*.safetensors | tail -n1 | cut -f1)
+if [[ ${HUB:-0} == 1 ]]; then
+  repo=$work/hub/models--bench--values
+  commit=0123456789abcdef0123456789abcdef01234567
+  rm -rf "$work/hub"
+  mkdir -p "$repo/blobs" "$repo/snapshots/$commit" "$repo/refs"
+  for f in "$dir"/*.safetensors "$dir"/model.safetensors.index.json; do
+    # The Hub names LFS blobs by their sha256 (the index, a small file kept
+    # in git, would be a git blob hash; sha256 here keeps the script short
+    # and is checked the same way).
+    sha=$(sha256sum -- "$f" | cut -d' ' -f1)
+    ln -f "$f" "$repo/blobs/$sha"
+    ln -s "../../blobs/$sha" "$repo/snapshots/$commit/$(basename "$f")"
+  done
+  printf '%s' "$commit" >"$repo/refs/main"
+  dir=$repo
+fi
+
+total=$(du -cbL "$work/model"/*.safetensors | tail -n1 | cut -f1)
 echo "machine: $(nproc) cores; SHA extensions: $(grep -o -m1 sha_ni /proc/cpuinfo || echo none)"
 echo "stguard: $stguard"
 echo "folder: $shards shards, $total bytes; -j $jobs; $runs runs each, interleaved, warm"

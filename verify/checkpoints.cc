@@ -215,15 +215,17 @@ void check_duplicates(Verification& v) {
 
 void finish_checkpoints(Verification& v) {
   std::vector<CheckpointReport>& checkpoints = v.report.checkpoints;
-  std::unordered_map<std::string, std::uint32_t> by_file;  // shard or index file -> checkpoint
+  // Shard or index file -> every checkpoint holding it (a shard two indexes
+  // name is in both).
+  std::unordered_map<std::string, std::vector<std::uint32_t>> by_file;
   std::unordered_map<std::string, std::uint32_t> by_name;
   for (std::uint32_t cp = 0; cp < checkpoints.size(); ++cp) {
     by_name.emplace(checkpoints[cp].name, cp);
-    if (checkpoints[cp].kind == CheckpointKind::kIndex) by_file.emplace(checkpoints[cp].name, cp);
+    if (checkpoints[cp].kind == CheckpointKind::kIndex) by_file[checkpoints[cp].name].push_back(cp);
   }
   for (std::uint32_t id = 0; id < v.report.shards.size(); ++id) {
     const ShardReport& shard = v.report.shards[id];
-    if (!v.shard_checkpoints[id].empty()) by_file.emplace(shard.file, v.shard_checkpoints[id][0]);
+    for (const std::uint32_t cp : v.shard_checkpoints[id]) by_file[shard.file].push_back(cp);
     for (const std::uint32_t cp : v.shard_checkpoints[id]) {
       if (shard.verdict != ShardVerdict::kAccept) continue;
       checkpoints[cp].tensors += shard.tensors;
@@ -232,16 +234,40 @@ void finish_checkpoints(Verification& v) {
   }
   for (Finding& f : v.report.findings) {
     if (f.checkpoint.empty()) {
+      // About a file: it counts against every checkpoint holding the file,
+      // and names the first.
       const auto it = by_file.find(f.file);
       if (it == by_file.end()) continue;
-      f.checkpoint = checkpoints[it->second].name;
+      f.checkpoint = checkpoints[it->second.front()].name;
+      for (const std::uint32_t cp : it->second) {
+        ++(f.severity == Severity::kError ? checkpoints[cp].errors : checkpoints[cp].warnings);
+      }
+      continue;
     }
+    // Named by the pass that found it (a duplicate within one checkpoint):
+    // that checkpoint alone.
     const auto it = by_name.find(f.checkpoint);
     if (it == by_name.end()) continue;
     ++(f.severity == Severity::kError ? checkpoints[it->second].errors
                                       : checkpoints[it->second].warnings);
   }
   for (CheckpointReport& cp : checkpoints) std::sort(cp.shards.begin(), cp.shards.end());
+}
+
+std::string count_against_checkpoints(Verification& v, const std::string& file, Severity severity) {
+  std::vector<std::uint32_t> holding;
+  if (const auto it = v.shard_index.find(file); it != v.shard_index.end()) {
+    holding = v.shard_checkpoints[it->second];
+  }
+  for (std::uint32_t cp = 0; cp < v.report.checkpoints.size(); ++cp) {
+    const CheckpointReport& c = v.report.checkpoints[cp];
+    if (c.kind == CheckpointKind::kIndex && c.name == file) holding.push_back(cp);
+  }
+  for (const std::uint32_t cp : holding) {
+    CheckpointReport& c = v.report.checkpoints[cp];
+    ++(severity == Severity::kError ? c.errors : c.warnings);
+  }
+  return holding.empty() ? std::string() : v.report.checkpoints[holding.front()].name;
 }
 
 }  // namespace stguard::verify

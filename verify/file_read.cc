@@ -51,8 +51,18 @@ std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return jobs[a].size > jobs[b].size; });
+  // Files the layout's own checksums already read: their digest is reused
+  // (the value scan rode on that read too), not read again.
+  if (hash) {
+    std::erase_if(order, [&](std::size_t i) {
+      const auto it = v.read_by_layout.find(jobs[i].name);
+      if (it == v.read_by_layout.end()) return false;
+      results[i] = it->second;
+      return true;
+    });
+  }
   std::uint64_t total = 0;
-  for (const ReadJob& job : jobs) total += job.size;
+  for (const std::size_t i : order) total += jobs[i].size;
 
   std::atomic<std::uint64_t> done{0};
   base::ParallelOptions parallel;

@@ -54,8 +54,10 @@ struct ReadStats {
 // read_file_once for each job on base::parallel_for_each (options.jobs
 // threads), largest files first so that one big file started last does not
 // leave the other threads idle at the end; each read also feeds the file's
-// value scan when it has one not yet claimed. Reports progress through
-// options.progress. Results in the order of `jobs`.
+// value scan when it has one not yet claimed. With `hash`, a file in
+// v.read_by_layout is not read: its result is taken from there (and not
+// counted in *stats). Reports progress through options.progress. Results in
+// the order of `jobs`.
 std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>& jobs, bool hash,
                                ReadStats* stats);
 

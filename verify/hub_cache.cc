@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -50,12 +53,25 @@ struct SnapshotFile {
   std::string blob;  // empty for a regular file
 };
 
+// One snapshot's ordinary checks, kept from the passes that read headers to
+// those that read contents: the blobs are hashed in between, each read once
+// for its name's hash and for the value scans of the snapshot files it is.
+struct SnapshotCheck {
+  explicit SnapshotCheck(const VerifyOptions& given) : options(given), v(options) {
+    options.follow_symlinks = false;  // links were resolved when walked, by name
+  }
+  VerifyOptions options;
+  Verification v;
+  std::map<std::string, std::string> hub_sha256;  // path -> sha256 blob name
+};
+
 struct Snapshot {
   std::string commit;
   base::UniqueFd fd;
   std::vector<SnapshotFile> files;
   std::set<std::string> bad_top_level;  // links not used by the ordinary checks
   std::vector<std::string> refs;
+  std::unique_ptr<SnapshotCheck> check;  // null when its checks cannot run
 };
 
 struct Repository {
@@ -65,8 +81,12 @@ struct Repository {
   std::map<std::string, std::vector<std::string>> refs_of_commit;
   VerifyReport report;
   const VerifyOptions& options;
+  // Put before the repository's paths in messages: its folder at the cache
+  // root (where file names are relative to the root), else "".
+  std::string shown_from;
 
-  explicit Repository(const VerifyOptions& opts) : options(opts) {}
+  Repository(const VerifyOptions& opts, std::string shown)
+      : options(opts), shown_from(std::move(shown)) {}
   void add(Finding f) { report.findings.push_back(std::move(f)); }
 };
 
@@ -114,12 +134,13 @@ std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std:
   struct stat st {};
   if (!repo.blobs || ::fstatat(repo.blobs.get(), blob->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const bool partial = repo.blobs && size_at(repo.blobs.get(), *blob + ".incomplete");
-    Finding f = make_finding(
-        FindingKind::kHubLinkDangling, Category::kHub, repo_path,
-        "links to blobs/" + *blob + ", which is not there" +
-            (partial ? " (blobs/" + *blob + ".incomplete is: the download was interrupted)"
-                     : std::string()));
-    f.other = "blobs/" + *blob;
+    Finding f =
+        make_finding(FindingKind::kHubLinkDangling, Category::kHub, repo_path,
+                     "links to " + repo.shown_from + "blobs/" + *blob + ", which is not there" +
+                         (partial ? " (" + repo.shown_from + "blobs/" + *blob +
+                                        ".incomplete is: the download was interrupted)"
+                                  : std::string()));
+    f.other = repo.shown_from + "blobs/" + *blob;
     repo.add(std::move(f));
     return std::nullopt;
   }
@@ -127,10 +148,10 @@ std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std:
     Finding f = make_finding(
         S_ISLNK(st.st_mode) ? FindingKind::kSymlinkEscapes : FindingKind::kNotRegularFile,
         Category::kHub, repo_path,
-        "links to blobs/" + *blob +
+        "links to " + repo.shown_from + "blobs/" + *blob +
             (S_ISLNK(st.st_mode) ? ", which is itself a symlink; not followed"
                                  : ", which is not a regular file"));
-    f.other = "blobs/" + *blob;
+    f.other = repo.shown_from + "blobs/" + *blob;
     repo.add(std::move(f));
     return std::nullopt;
   }
@@ -302,30 +323,27 @@ void merge_report(VerifyReport& into, VerifyReport&& from, const std::string& pr
   }
 }
 
-// The ordinary checks on a snapshot's top level, its links read as the
-// blobs they name.
-void check_snapshot_folder(Repository& repo, Snapshot& snap) {
-  VerifyOptions options = repo.options;
-  options.follow_symlinks = false;  // links were resolved above, by name
-  Verification v(options);
+// The ordinary checks on a snapshot (its subfolders too with --recursive), its links read as the
+// blobs they name: the passes that read headers (the blobs are hashed
+// next, feeding the value scans set up here).
+void start_snapshot_check(Repository& repo, Snapshot& snap) {
+  auto check = std::make_unique<SnapshotCheck>(repo.options);
+  Verification& v = check->v;
   v.report.dir = "snapshots/" + snap.commit;
-  std::map<std::string, std::string> hub_sha256;
-  std::map<std::string, std::string> blob_of_top_level;
-  for (const SnapshotFile& f : snap.files) {
-    if (f.blob.empty() || f.path.find('/') != std::string::npos) continue;
-    blob_of_top_level[f.path] = f.blob;
-    if (hub_algorithm(f.blob) == kSha256Algorithm) hub_sha256[f.path] = f.blob;
-  }
   v.folder.dir = std::move(snap.fd);
   v.folder.blobs = repo.blobs.get();
+  // Every link that names a blob, at any depth: --recursive lists the
+  // subfolders' links too (diffusers' unet/, vae/...), and the folder passes
+  // read each as its blob (read_links_as_blobs, verifier.cc).
+  for (const SnapshotFile& f : snap.files) {
+    if (f.blob.empty()) continue;
+    v.folder.blob_of[f.path] = f.blob;
+    if (hub_algorithm(f.blob) == kSha256Algorithm) check->hub_sha256[f.path] = f.blob;
+  }
   for (const std::string& name : sorted_names(v.folder.dir.get())) {
     if (snap.bad_top_level.count(name) != 0) continue;  // reported as a Hub finding
     Entry e = entry_of(v.folder.dir.get(), name);
-    const auto it = blob_of_top_level.find(name);
-    if (it != blob_of_top_level.end()) {
-      e.type = EntryType::kRegular;
-      v.folder.blob_of[name] = it->second;
-    }
+    if (v.folder.blob_of.count(name) != 0) e.type = EntryType::kRegular;
     v.folder.by_name[e.name] = v.folder.entries.size();
     v.folder.entries.push_back(std::move(e));
   }
@@ -334,17 +352,100 @@ void check_snapshot_folder(Repository& repo, Snapshot& snap) {
         make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "", v.report.fatal));
     return;
   }
-  run_folder_passes(v);
-  compare_checksum_sources(v, hub_sha256, "Hub blob name");
+  run_structure_passes(v);
+  snap.check = std::move(check);
+}
+
+// A blob that fails its name (or cannot be hashed) fails the checkpoints
+// of every snapshot file that is that blob: the finding, kept once in the
+// repository's report, is counted against each, and names the first.
+void count_blob_findings(Repository& repo, Snapshot& snap) {
+  std::map<std::string, std::vector<std::size_t>> findings_of_blob;
+  for (std::size_t i = 0; i < repo.report.findings.size(); ++i) {
+    const Finding& f = repo.report.findings[i];
+    if ((f.kind == FindingKind::kHubContentMismatch ||
+         f.kind == FindingKind::kHubContentUnreadable ||
+         f.kind == FindingKind::kHubBlobUnverifiable) &&
+        f.file.starts_with("blobs/")) {
+      findings_of_blob[f.file.substr(6)].push_back(i);
+    }
+  }
+  if (findings_of_blob.empty()) return;
+  for (const SnapshotFile& file : snap.files) {
+    const auto it = findings_of_blob.find(file.blob);
+    if (file.blob.empty() || it == findings_of_blob.end()) continue;
+    for (const std::size_t i : it->second) {
+      Finding& f = repo.report.findings[i];
+      const std::string first = count_against_checkpoints(snap.check->v, file.path, f.severity);
+      if (f.checkpoint.empty() && !first.empty()) {
+        f.checkpoint = "snapshots/" + snap.commit + "/" + first;
+      }
+    }
+  }
+}
+
+// The rest of a snapshot's checks, once the blobs were hashed: SHA256SUMS
+// (taking the digests of the blobs' reads), values, then the report merged
+// into the repository's.
+void finish_snapshot_check(Repository& repo, Snapshot& snap) {
+  if (!snap.check) return;
+  Verification& v = snap.check->v;
+  run_content_passes(v);
+  compare_checksum_sources(v, snap.check->hub_sha256, "Hub blob name");
   finish_checkpoints(v);
+  count_blob_findings(repo, snap);
   merge_report(repo.report, std::move(v.report), "snapshots/" + snap.commit + "/");
 }
 
+// The sinks that hashing a blob feeds: the value scans of every snapshot
+// file that is this blob (a blob two revisions share is read once, and each
+// snapshot's scan gets its bytes).
+class BlobSinks {
+ public:
+  explicit BlobSinks(std::vector<Snapshot>& snapshots) {
+    for (Snapshot& snap : snapshots) {
+      if (!snap.check) continue;
+      for (const SnapshotFile& f : snap.files) {
+        if (!f.blob.empty()) uses_[f.blob].emplace_back(&snap.check->v, f.path);
+      }
+    }
+  }
+
+  // Safe from several threads: the map is only read, claims are atomic.
+  base::ChunkSink operator()(const ContentFile& blob) const {
+    const auto it = uses_.find(blob.expected);
+    if (it == uses_.end()) return {};
+    std::vector<base::ChunkSink> sinks;
+    for (const auto& [v, path] : it->second) {
+      if (base::ChunkSink sink = v->values.claim(path)) sinks.push_back(std::move(sink));
+    }
+    if (sinks.empty()) return {};
+    if (sinks.size() == 1) return std::move(sinks.front());
+    return [sinks = std::move(sinks)](std::span<const std::uint8_t> chunk) {
+      for (const base::ChunkSink& sink : sinks) sink(chunk);
+    };
+  }
+
+  // The sha256 of each snapshot file whose blob was hashed with it, for the
+  // checksum pass to reuse.
+  void share_digests(const std::vector<ContentFile>& files) const {
+    for (const ContentFile& f : files) {
+      const std::optional<FileRead> read = sha256_read_of(f);
+      const auto it = uses_.find(f.expected);
+      if (!read || it == uses_.end()) continue;
+      for (const auto& [v, path] : it->second) v->read_by_layout[path] = *read;
+    }
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<Verification*, std::string>>> uses_;
+};
+
 // A whole repository (`only` empty) or one snapshot of it, on the open
-// repository folder.
+// repository folder; `shown_from` as in Repository.
 VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
-                               const VerifyOptions& options) {
-  Repository repo(options);
+                               const VerifyOptions& options, const std::string& shown_from) {
+  Repository repo(options, shown_from);
   repo.fd = std::move(repo_fd);
   repo.report.ran = true;
   repo.report.hub.emplace();
@@ -409,16 +510,19 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
     repo.snapshots.push_back(std::move(snap));
   }
   check_blob_folder(repo, used, whole);
+  for (Snapshot& snap : repo.snapshots) start_snapshot_check(repo, snap);
 
   const int blobs_fd = repo.blobs.get();
+  const BlobSinks sinks(repo.snapshots);
   hash_contents(
       files,
       [blobs_fd](const ContentFile& f) {
         return base::open_beneath(blobs_fd, f.expected, {.follow_symlinks = false});
       },
-      options, &*repo.report.hub);
+      options, &*repo.report.hub, std::cref(sinks));
+  sinks.share_digests(files);
   for (const ContentFile& f : files) {
-    if (std::optional<Finding> finding = content_finding(f, "blob name")) {
+    if (std::optional<Finding> finding = content_finding(f, "blob name", repo.shown_from)) {
       repo.add(std::move(*finding));
     }
   }
@@ -434,7 +538,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
       if (files[file_of_blob[f.blob]].verdict == ContentVerdict::kVerified) ++s.verified;
     }
     repo.report.hub->snapshots.push_back(std::move(s));
-    check_snapshot_folder(repo, snap);
+    finish_snapshot_check(repo, snap);
   }
   return std::move(repo.report);
 }
@@ -509,12 +613,13 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
     const std::filesystem::path p = normal_path(dir);
     base::UniqueFd repo = open_directory(p.parent_path().parent_path().string(), &report.fatal);
     if (!repo) return report;
-    merge_report(report, verify_repository(std::move(repo), p.filename().string(), options), "");
+    merge_report(report, verify_repository(std::move(repo), p.filename().string(), options, ""),
+                 "");
   } else {
     base::UniqueFd root = open_directory(dir, &report.fatal);
     if (!root) return report;
     if (layout == Layout::kHubRepo) {
-      merge_report(report, verify_repository(std::move(root), "", options), "");
+      merge_report(report, verify_repository(std::move(root), "", options, ""), "");
     } else {
       report.hub.emplace();
       for (const std::string& name : sorted_names(root.get())) {
@@ -522,7 +627,7 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
         base::Opened repo =
             base::open_beneath(root.get(), name, {.follow_symlinks = false, .directory = true});
         if (!repo.fd) continue;
-        VerifyReport sub = verify_repository(std::move(repo.fd), "", options);
+        VerifyReport sub = verify_repository(std::move(repo.fd), "", options, name + "/");
         count_totals(sub);
         RepositorySummary summary;
         summary.name = name;

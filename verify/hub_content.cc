@@ -31,7 +31,8 @@ std::string lower_case(std::string text) {
 }
 
 void hash_one(ContentFile& file, const std::function<base::Opened(const ContentFile&)>& open,
-              const VerifyOptions& options, std::atomic<std::uint64_t>* done) {
+              const VerifyOptions& options, const base::ChunkSink& also,
+              std::atomic<std::uint64_t>* done) {
   std::string* error = &file.error;
   const base::Opened o = open(file);
   if (!o.fd) {
@@ -40,7 +41,7 @@ void hash_one(ContentFile& file, const std::function<base::Opened(const ContentF
     return;
   }
   if (file.algorithm == kSha256Algorithm) {
-    const base::Sha256Outcome h = base::sha256_fd(o.fd.get(), options.hash, done);
+    const base::Sha256Outcome h = base::sha256_fd(o.fd.get(), options.hash, done, also);
     file.size = h.bytes;
     if (!h.ok()) {
       *error = h.error;
@@ -49,7 +50,7 @@ void hash_one(ContentFile& file, const std::function<base::Opened(const ContentF
     }
     file.actual = base::to_hex(h.digest);
   } else {
-    const base::GitBlobOutcome h = base::git_blob_fd(o.fd.get(), done);
+    const base::GitBlobOutcome h = base::git_blob_fd(o.fd.get(), done, also);
     file.size = h.bytes;
     if (!h.ok()) {
       *error = h.error;
@@ -73,7 +74,7 @@ std::string hub_algorithm(std::string_view hex) {
 
 void hash_contents(std::vector<ContentFile>& files,
                    const std::function<base::Opened(const ContentFile&)>& open,
-                   const VerifyOptions& options, HubReport* hub) {
+                   const VerifyOptions& options, HubReport* hub, const ContentSinks& also) {
   std::vector<std::size_t> order;
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -94,20 +95,36 @@ void hash_contents(std::vector<ContentFile>& files,
     };
   }
   const auto start = std::chrono::steady_clock::now();
-  base::parallel_for_each(order.size(), parallel,
-                          [&](std::size_t k) { hash_one(files[order[k]], open, options, &done); });
+  base::parallel_for_each(order.size(), parallel, [&](std::size_t k) {
+    ContentFile& file = files[order[k]];
+    hash_one(file, open, options, also ? also(file) : base::ChunkSink(), &done);
+  });
   if (options.progress) options.progress(done.load(), total, true);
   hub->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   hub->bytes_hashed += done.load();
 }
 
-std::optional<Finding> content_finding(const ContentFile& file, std::string_view source) {
+std::optional<FileRead> sha256_read_of(const ContentFile& file) {
+  if (file.algorithm != kSha256Algorithm) return std::nullopt;
+  if (file.verdict != ContentVerdict::kVerified && file.verdict != ContentVerdict::kMismatch) {
+    return std::nullopt;
+  }
+  FileRead read;
+  if (!base::from_hex(file.actual, read.outcome.digest)) return std::nullopt;
+  read.outcome.bytes = file.size;
+  return read;
+}
+
+std::optional<Finding> content_finding(const ContentFile& file, std::string_view source,
+                                       std::string_view shown_from) {
   std::string users;
   for (const std::string& u : file.used_by) {
     if (!users.empty()) users += ", ";
-    users += u;
+    users += std::string(shown_from) + u;
   }
-  const std::string what = users.empty() || users == file.file ? "" : " (" + users + ")";
+  const std::string what = users.empty() || file.used_by == std::vector<std::string>{file.file}
+                               ? ""
+                               : " (" + users + ")";
   switch (file.verdict) {
     case ContentVerdict::kVerified:
     case ContentVerdict::kMissing:

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/sandbox.h"
+#include "verify/file_read.h"
 #include "verify/verifier.h"
 #include "verify/verify.h"
 
@@ -32,16 +33,29 @@ inline constexpr std::string_view kGitBlobAlgorithm = "git-blob-sha1";
 // "sha256" for 64 hex digits, "git-blob-sha1" for 40, "" for anything else.
 std::string hub_algorithm(std::string_view hex);
 
+// Where else a file's bytes go while it is hashed (the value scans of the
+// shards it is): an empty sink when nothing else wants them.
+using ContentSinks = std::function<base::ChunkSink(const ContentFile&)>;
+
 // Hashes every file with an algorithm (on options.jobs threads, largest
 // first), setting size, actual and verdict; files that `open` cannot open
-// are kUnreadable. Adds the bytes and time to *hub.
+// are kUnreadable. Each file is read once: its chunks also go to
+// also(file) when given. Adds the bytes and time to *hub.
 void hash_contents(std::vector<ContentFile>& files,
                    const std::function<base::Opened(const ContentFile&)>& open,
-                   const VerifyOptions& options, HubReport* hub);
+                   const VerifyOptions& options, HubReport* hub, const ContentSinks& also = {});
+
+// A sha256-hashed file (verdict kVerified or kMismatch) as the read the
+// checksum pass would have made of it, for v.read_by_layout; nullopt for
+// anything else (a git blob hash, an unreadable file).
+std::optional<FileRead> sha256_read_of(const ContentFile& file);
 
 // The finding a hashed file deserves (mismatch naming both hashes,
-// unreadable, unverifiable), or none when verified.
-std::optional<Finding> content_finding(const ContentFile& file, std::string_view source);
+// unreadable, unverifiable), or none when verified. `shown_from` is put
+// before the paths that use the file in the message (the repository folder
+// at the cache root, where file names are relative to the root).
+std::optional<Finding> content_finding(const ContentFile& file, std::string_view source,
+                                       std::string_view shown_from = "");
 
 // The warning for a leftover .incomplete file: an interrupted download of
 // `size` bytes so far.

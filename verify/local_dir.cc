@@ -157,11 +157,12 @@ void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
 
 }  // namespace
 
-void check_local_dir(Verification& v) {
+std::map<std::string, std::string> check_local_dir(Verification& v) {
+  std::map<std::string, std::string> etag_sha256;
   const base::Opened download = base::open_beneath(v.folder.dir.get(), std::string(kDownloadDir),
                                                    {.follow_symlinks = false, .directory = true});
   v.report.hub.emplace();
-  if (!download.fd) return;
+  if (!download.fd) return etag_sha256;
   // folder_findings calls the top-level .incomplete files stray; here they
   // get their own, more precise finding.
   const std::string download_prefix = std::string(kDownloadDir) + "/";
@@ -177,27 +178,29 @@ void check_local_dir(Verification& v) {
       [dir_fd](const ContentFile& f) {
         return base::open_beneath(dir_fd, f.file, {.follow_symlinks = false});
       },
-      v.options, &*v.report.hub);
-  std::map<std::string, std::string> etag_sha256;
+      v.options, &*v.report.hub, [&v](const ContentFile& f) { return v.values.claim(f.file); });
   for (const ContentFile& f : w.files) {
-    if (std::optional<Finding> finding = content_finding(f, "download metadata's etag")) {
+    if (std::optional<Finding> finding = content_finding(f, kLocalDirChecksumName)) {
       v.add(std::move(*finding));
     }
     if (f.algorithm == kSha256Algorithm) etag_sha256[f.file] = f.expected;
+    if (std::optional<FileRead> read = sha256_read_of(f)) v.read_by_layout[f.file] = *read;
   }
+  // A SHA256SUMS (or --sha256 list) covers what the metadata does not.
+  const bool has_checksum_list =
+      v.options.sha256_file || v.folder.by_name.count(std::string(kChecksumName)) != 0;
   for (const Entry& e : v.folder.entries) {
     // Without any metadata there is nothing the Hub client vouched for.
     if (w.files.empty() || e.role != Role::kShard || w.described.count(e.name) != 0 ||
-        v.report.checksums) {
+        has_checksum_list) {
       continue;
     }
     v.add(make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
                        "has no download metadata and no SHA256SUMS lists it; content not verified",
                        Severity::kWarning));
   }
-  compare_checksum_sources(v, etag_sha256, "download metadata's etag");
-  if (!w.files.empty()) v.report.checksum_sources.push_back("local-dir-metadata");
   v.report.hub->files = std::move(w.files);
+  return etag_sha256;
 }
 
 }  // namespace stguard::verify

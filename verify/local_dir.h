@@ -2,9 +2,11 @@
 // `hf download --local-dir DIR` (and `huggingface-cli download --local-dir`)
 // leaves in DIR/.cache/huggingface/download.
 //
-//   run_folder_passes(v);   // the ordinary checks on DIR first
-//   check_local_dir(v);     // then the download metadata
-//   finish_checkpoints(v);  // its findings counted against checkpoints too
+//   run_structure_passes(v);          // headers and indexes first
+//   auto etags = check_local_dir(v);  // the download metadata, files hashed
+//   run_content_passes(v);            // SHA256SUMS and values reuse those reads
+//   compare_checksum_sources(v, etags, kLocalDirChecksumName);
+//   finish_checkpoints(v);            // its findings counted against checkpoints too
 //
 // For each downloaded file PATH the Hub client keeps
 // .cache/huggingface/download/PATH.metadata, three lines: the commit hash,
@@ -19,6 +21,10 @@
 #ifndef STGUARD_VERIFY_LOCAL_DIR_H_
 #define STGUARD_VERIFY_LOCAL_DIR_H_
 
+#include <map>
+#include <string>
+#include <string_view>
+
 #include "verify/verifier.h"
 
 namespace stguard::verify {
@@ -26,9 +32,15 @@ namespace stguard::verify {
 // Metadata files larger than this are refused unread (a real one is ~120 bytes).
 inline constexpr std::uint64_t kMaxDownloadMetadataBytes = 4096;
 
-// Checks v.folder's download metadata; adds findings, v.report.hub and the
-// checksum source "local-dir-metadata".
-void check_local_dir(Verification& v);
+// What the etags are called in messages.
+inline constexpr std::string_view kLocalDirChecksumName = "download metadata's etag";
+
+// Checks v.folder's download metadata and hashes the files it describes,
+// each read once: the read also feeds the file's value scan and leaves its
+// sha256 in v.read_by_layout for the checksum pass. Adds findings,
+// v.report.hub. Returns the sha256 etags (file -> hex) for
+// compare_checksum_sources, which needs the checksum pass to have run.
+std::map<std::string, std::string> check_local_dir(Verification& v);
 
 }  // namespace stguard::verify
 

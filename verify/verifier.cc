@@ -11,6 +11,7 @@
 #include "base/file_io.h"
 #include "verify/findings.h"
 #include "verify/hub_cache.h"
+#include "verify/hub_content.h"
 #include "verify/local_dir.h"
 #include "verify/shards.h"
 
@@ -62,6 +63,25 @@ void check_shards(Verification& v) {
   }
 }
 
+// In a Hub snapshot (folder.blobs open) every link was resolved by name
+// when the snapshot was walked (hub_cache.cc): a link to a blob of the
+// repository is read as that blob, like a regular file, and any other link
+// already has its Hub finding, so the folder passes leave it out. The walk
+// of the subfolders lists links as links; this makes them what the top
+// level's are.
+void read_links_as_blobs(Listing& folder) {
+  if (folder.blobs < 0) return;
+  std::erase_if(folder.entries, [&](const Entry& e) {
+    return e.type == EntryType::kSymlink && folder.blob_of.count(e.name) == 0;
+  });
+  for (Entry& e : folder.entries) {
+    if (e.type == EntryType::kSymlink) e.type = EntryType::kRegular;
+  }
+  folder.by_name.clear();
+  for (std::size_t i = 0; i < folder.entries.size(); ++i)
+    folder.by_name[folder.entries[i].name] = i;
+}
+
 }  // namespace
 
 void count_totals(VerifyReport& report) {
@@ -85,9 +105,15 @@ void count_totals(VerifyReport& report) {
 }
 
 void run_folder_passes(Verification& v) {
+  run_structure_passes(v);
+  run_content_passes(v);
+}
+
+void run_structure_passes(Verification& v) {
   v.report.ran = true;
   if (v.options.recursive) {
     for (Finding& f : walk_subfolders(v.folder, v.options)) v.add(std::move(f));
+    read_links_as_blobs(v.folder);
   }
   for (Finding& f : folder_findings(v.folder, v.options.follow_symlinks)) v.add(std::move(f));
   check_shards(v);
@@ -95,6 +121,9 @@ void run_folder_passes(Verification& v) {
   group_checkpoints(v);
   check_duplicates(v);
   compare_indexes(v);
+}
+
+void run_content_passes(Verification& v) {
   check_checksums(v);
   check_values(v);
   if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
@@ -112,8 +141,19 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
   if (!folder) return std::move(v.report);
   v.folder = std::move(*folder);
-  run_folder_passes(v);
-  if (layout == Layout::kLocalDir) check_local_dir(v);  // local_dir.cc
+  run_structure_passes(v);
+  // A --local-dir download's metadata is checked between the passes that
+  // read headers and those that read contents, so that each file is read
+  // once: hashed against its etag with its values scanned in the same read,
+  // its digest reused for SHA256SUMS.
+  std::map<std::string, std::string> etag_sha256;
+  if (layout == Layout::kLocalDir) etag_sha256 = check_local_dir(v);  // local_dir.cc
+  run_content_passes(v);
+  if (layout == Layout::kLocalDir) {
+    compare_checksum_sources(v, etag_sha256, kLocalDirChecksumName);  // hub_content.cc
+    // After SHA256SUMS, which run_content_passes named.
+    if (!v.report.hub->files.empty()) v.report.checksum_sources.push_back("local-dir-metadata");
+  }
   // Last, so that the layout's own findings about a shard count against
   // its checkpoint too.
   finish_checkpoints(v);

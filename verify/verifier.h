@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "verify/file_read.h"
 #include "verify/folder.h"
 #include "verify/value_check.h"
 #include "verify/verify.h"
@@ -54,6 +55,10 @@ struct Verification {
   // Shard id (index in report.shards) -> the checkpoints (indices in
   // report.checkpoints) it belongs to: one, or more when several indexes name it.
   std::vector<std::vector<std::uint32_t>> shard_checkpoints;
+  // Files the layout's own checksums (the Hub's) already read, with their
+  // sha256: the checksum pass takes the digest from here instead of reading
+  // the file again. Filled between run_structure_passes and run_content_passes.
+  std::unordered_map<std::string, FileRead> read_by_layout;
 
   void add(Finding finding) { report.findings.push_back(std::move(finding)); }
 };
@@ -65,8 +70,20 @@ bool load_checksum_option(Verification& v);
 // The passes over v.folder in their order (folder, shards, indexes,
 // checkpoints, duplicates, checksums, values), without the totals
 // (verifier.cc). v.report.ran is set. The caller adds its layout's own
-// checks, then calls finish_checkpoints.
+// checks, then calls finish_checkpoints. The same as run_structure_passes
+// then run_content_passes.
 void run_folder_passes(Verification& v);
+
+// The passes that read headers and indexes only (folder, shards, indexes,
+// checkpoints, duplicates): afterwards every accepted shard has its value
+// scanner in v.values, so that a layout hashing the files itself (the Hub's
+// checksums) can feed the scan from its own read and leave the digest in
+// v.read_by_layout.
+void run_structure_passes(Verification& v);
+
+// The passes that read contents (checksums, values): each file that no
+// earlier read covered is read once here.
+void run_content_passes(Verification& v);
 
 // Tensors and bytes of the accepted shards, errors, warnings and unreadable
 // files counted from the findings (verifier.cc). Adds to what is there.
@@ -92,6 +109,12 @@ void check_duplicates(Verification& v);
 // Gives each finding about a file its checkpoint, and counts each
 // checkpoint's tensors, bytes, errors and warnings (checkpoints.cc).
 void finish_checkpoints(Verification& v);
+
+// Counts a finding kept outside v.report (the Hub cache's finding about the
+// blob that `file` is) against every checkpoint holding `file`, a shard or
+// an index relative to DIR; after finish_checkpoints. Returns the name of
+// the first such checkpoint, "" when none holds it (checkpoints.cc).
+std::string count_against_checkpoints(Verification& v, const std::string& file, Severity severity);
 
 // Checks SHA256SUMS, or the --sha256 list in v.checksum_text, and hashes what
 // it lists (checksum_check.cc).

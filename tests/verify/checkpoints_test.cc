@@ -186,6 +186,32 @@ TEST(VerifyCheckpoints, DuplicateWithinOneCheckpointIsAnError) {
   EXPECT_FALSE(checkpoint_ok(report, "model.safetensors.index.fp16.json"));
 }
 
+// A shard two indexes name (a variant sharing the fp32 embeddings): its
+// findings count against both checkpoints, not only the first.
+TEST(VerifyCheckpoints, ShardNamedByTwoIndexesFailsBoth) {
+  const TempDir dir;
+  const std::string shared = "model-00002-of-00002.safetensors";
+  const std::string variant_index = "model.safetensors.index.fp16.json";
+  write_checkpoint(dir, kIndex,
+                   {{"model-00001-of-00002.safetensors", {"model.layers.0.w"}},
+                    {shared, {"model.embed.weight"}}});
+  write_checkpoint(dir, variant_index,
+                   {{"model.fp16-00001-of-00001.safetensors", {"model.layers.0.w"}},
+                    {shared, {"model.embed.weight"}}});
+  VerifyReport report = verify(dir);
+  ASSERT_EQ(report.exit_code(), 0) << describe(report);
+  ASSERT_EQ(report.checkpoints.size(), 2u);
+  stguard_test::truncate_file(dir.file(shared), 12);
+  report = verify(dir);
+  EXPECT_EQ(report.exit_code(), 1);
+  const Finding* f = find(report, FindingKind::kShardTruncated);
+  ASSERT_NE(f, nullptr) << describe(report);
+  EXPECT_EQ(f->file, shared);
+  EXPECT_FALSE(checkpoint_ok(report, kIndex)) << describe(report);
+  EXPECT_FALSE(checkpoint_ok(report, variant_index)) << describe(report);
+  EXPECT_EQ(checkpoint(report, kIndex)->errors, checkpoint(report, variant_index)->errors);
+}
+
 // A tensor the variant lacks is missing from the variant, even though the
 // fp32 checkpoint holds a tensor of that name.
 TEST(VerifyCheckpoints, TensorMissingFromVariantIsNotFoundInAnotherCheckpoint) {

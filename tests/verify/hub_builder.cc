@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include "base/git_blob.h"
@@ -67,6 +68,29 @@ HubRepo build_hub_repo(const TempDir& dir, const std::string& name) {
       repo.blobs[commit][file] = blob;
     }
     ++revision;
+  }
+  write_bytes(repo.root / "refs" / "main", kNewCommit);
+  return repo;
+}
+
+HubRepo build_hub_pipeline(const TempDir& dir, const std::string& name) {
+  HubRepo repo;
+  repo.cache = dir.path() / "hub";
+  repo.root = repo.cache / name;
+  const TempDir pipeline;
+  write_diffusers_pipeline(pipeline);
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(pipeline.path())) {
+    if (!e.is_regular_file()) continue;
+    const fs::path rel = e.path().lexically_relative(pipeline.path());
+    const std::string content = slurp(e.path().string());
+    const std::string blob = hub_name(rel.string(), content);
+    write_bytes(repo.blob_path(blob), content);
+    fs::path up = "../..";
+    for (auto it = rel.begin(); std::next(it) != rel.end(); ++it) up /= "..";
+    const fs::path link = repo.snapshot(kNewCommit) / rel;
+    fs::create_directories(link.parent_path());
+    fs::create_symlink(up / "blobs" / blob, link);
+    repo.blobs[kNewCommit][rel.string()] = blob;
   }
   write_bytes(repo.root / "refs" / "main", kNewCommit);
   return repo;

@@ -48,6 +48,11 @@ struct HubRepo {
 // links ../../blobs/<hash>.
 HubRepo build_hub_repo(const TempDir& dir, const std::string& name = "models--org--tiny");
 
+// dir/hub/<name> with one snapshot, kNewCommit, holding the diffusers
+// pipeline of folder_builder.h (unet/, text_encoder/, vae/): links in
+// subfolders point to ../../../blobs/<hash>.
+HubRepo build_hub_pipeline(const TempDir& dir, const std::string& name = "models--org--pipe");
+
 // The good model (folder_builder.h) plus, for each file,
 // .cache/huggingface/download/<file>.metadata as `hf download --local-dir`
 // writes it: commit, etag, timestamp (a little after the file's mtime).

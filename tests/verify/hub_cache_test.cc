@@ -25,6 +25,7 @@ using stguard::verify::FindingKind;
 using stguard::verify::Layout;
 using stguard::verify::VerifyOptions;
 using stguard::verify::VerifyReport;
+using stguard_test::build_hub_pipeline;
 using stguard_test::build_hub_repo;
 using stguard_test::bytes_of;
 using stguard_test::describe;
@@ -163,6 +164,55 @@ TEST(HubCache, FlippedByteInOneBlobNamesTheFileAndBothHashes) {
   EXPECT_NE(f->message.find(actual), std::string::npos);
 }
 
+const stguard::verify::CheckpointReport* checkpoint(const VerifyReport& report,
+                                                    const std::string& name) {
+  for (const auto& c : report.checkpoints) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// A blob that fails its name fails the checkpoint of every snapshot that
+// links to it, not only the repository (as for --local-dir); a blob only
+// one revision uses fails that revision's checkpoint alone.
+TEST(HubCache, CorruptBlobFailsTheCheckpointOfEverySnapshotUsingIt) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  const std::string old_index = "snapshots/" + kOldCommit + "/" + kIndex;
+  const std::string new_index = "snapshots/" + kNewCommit + "/" + kIndex;
+  ASSERT_EQ(repo.blob_of(kOldCommit, kShard1), repo.blob_of(kNewCommit, kShard1));
+  flip_last_byte(repo.blob_path(repo.blob_of(kOldCommit, kShard1)));
+  VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_content_mismatch"})
+      << describe(report);
+  ASSERT_NE(checkpoint(report, old_index), nullptr);
+  ASSERT_NE(checkpoint(report, new_index), nullptr);
+  EXPECT_EQ(checkpoint(report, old_index)->errors, 1u);
+  EXPECT_EQ(checkpoint(report, new_index)->errors, 1u);
+  const Finding* f = find(report, FindingKind::kHubContentMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->checkpoint, old_index);
+  EXPECT_EQ(report.errors, 1u);  // counted once in the totals
+
+  const TempDir dir2;
+  const HubRepo repo2 = build_hub_repo(dir2);
+  ASSERT_NE(repo2.blob_of(kOldCommit, kShard3), repo2.blob_of(kNewCommit, kShard3));
+  flip_last_byte(repo2.blob_path(repo2.blob_of(kNewCommit, kShard3)));
+  report = verify_path(repo2.root);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_TRUE(checkpoint(report, old_index)->ok());
+  EXPECT_FALSE(checkpoint(report, new_index)->ok());
+
+  // Given the snapshot alone, or the cache root, the same.
+  report = verify_path(repo2.snapshot(kNewCommit));
+  ASSERT_EQ(report.checkpoints.size(), 1u);
+  EXPECT_FALSE(report.checkpoints[0].ok());
+  report = verify_path(repo2.cache);
+  ASSERT_NE(checkpoint(report, "models--org--tiny/" + new_index), nullptr);
+  EXPECT_FALSE(checkpoint(report, "models--org--tiny/" + new_index)->ok());
+  EXPECT_TRUE(checkpoint(report, "models--org--tiny/" + old_index)->ok());
+}
+
 TEST(HubCache, EditedSmallFileFailsItsGitBlobHash) {
   const TempDir dir;
   const HubRepo repo = build_hub_repo(dir);
@@ -267,6 +317,98 @@ TEST(HubCache, CacheRootVerifiesEveryRepositoryWorstExitWins) {
   const Finding* f = find(report, FindingKind::kHubContentMismatch);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->file, "models--org--bad/blobs/" + bad.blob_of(kOldCommit, kShard2));
+}
+
+// At the cache root every name is relative to the root: the snapshot and
+// blob paths inside messages carry the repository folder too, so that a
+// user can find the file.
+TEST(HubCache, CacheRootMessagesNameTheRepositoryFolder) {
+  const TempDir dir;
+  build_hub_repo(dir, "models--org--good");
+  const HubRepo bad = build_hub_repo(dir, "models--org--bad");
+  const std::string corrupt = bad.blob_of(kNewCommit, kShard3);
+  flip_last_byte(bad.blob_path(corrupt));
+  const std::string gone = bad.blob_of(kOldCommit, kShard2);
+  fs::remove(bad.blob_path(gone));
+  std::ofstream(bad.blob_path(gone + ".incomplete")) << "part";
+  const VerifyReport report = verify_path(bad.cache);
+  EXPECT_EQ(report.exit_code(), 1);
+  const std::string repo = "models--org--bad/";
+  const Finding* mismatch = find(report, FindingKind::kHubContentMismatch);
+  ASSERT_NE(mismatch, nullptr) << describe(report);
+  EXPECT_NE(mismatch->message.find(repo + "snapshots/" + kNewCommit + "/" + kShard3),
+            std::string::npos)
+      << mismatch->message;
+  EXPECT_EQ(mismatch->other, repo + "snapshots/" + kNewCommit + "/" + kShard3);
+  const Finding* dangling = find(report, FindingKind::kHubLinkDangling);
+  ASSERT_NE(dangling, nullptr) << describe(report);
+  EXPECT_EQ(dangling->file, repo + "snapshots/" + kOldCommit + "/" + kShard2);
+  EXPECT_NE(dangling->message.find("links to " + repo + "blobs/" + gone + ", "), std::string::npos)
+      << dangling->message;
+  EXPECT_NE(dangling->message.find(repo + "blobs/" + gone + ".incomplete"), std::string::npos)
+      << dangling->message;
+  EXPECT_EQ(dangling->other, repo + "blobs/" + gone);
+
+  // Given the repository itself, names stay relative to it.
+  const VerifyReport alone = verify_path(bad.root);
+  const Finding* f = find(alone, FindingKind::kHubContentMismatch);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message.find("models--"), std::string::npos) << f->message;
+}
+
+// ------------------------------------------------------ diffusers snapshot --
+
+// A diffusers pipeline in the cache keeps a checkpoint per subfolder; with
+// --recursive each gets the checks a plain folder's subfolders get (index
+// against its shards, one checkpoint each), its links read as their blobs.
+TEST(HubCache, PipelineSubfoldersGetCheckpointChecksWithRecursive) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_pipeline(dir);
+  VerifyOptions options;
+  options.recursive = true;
+  options.scan_values = true;
+  VerifyReport report = verify_path(repo.root, options);
+  ASSERT_TRUE(report.ran) << report.fatal;
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  EXPECT_TRUE(report.findings.empty()) << describe(report);
+  const std::string snap = "snapshots/" + kNewCommit + "/";
+  std::set<std::string> names;
+  for (const auto& c : report.checkpoints) names.insert(c.name);
+  EXPECT_EQ(names,
+            (std::set<std::string>{snap + "text_encoder/model.safetensors",
+                                   snap + "unet/diffusion_pytorch_model.fp16.safetensors",
+                                   snap + "unet/diffusion_pytorch_model.safetensors.index.json",
+                                   snap + "vae/diffusion_pytorch_model.safetensors"}));
+  EXPECT_EQ(report.shards.size(), 5u);
+  ASSERT_TRUE(report.values.has_value());
+  EXPECT_EQ(report.values->shards, 5u);
+  EXPECT_EQ(report.values->bytes_read, 0u);  // scanned in the blob hashing's read
+
+  // A subfolder shard its index does not describe fails that checkpoint:
+  // the blob matches its name (it is another file, not a damaged one), so
+  // only the checkpoint check can see it.
+  const std::string shard2 = "unet/diffusion_pytorch_model-00002-of-00002.safetensors";
+  const fs::path link = repo.snapshot(kNewCommit) / shard2;
+  const std::string other = repo.blob_of(kNewCommit, "vae/diffusion_pytorch_model.safetensors");
+  fs::remove(link);
+  fs::create_symlink(fs::path("../../../blobs") / other, link);
+  report = verify_path(repo.root, options);
+  EXPECT_EQ(report.exit_code(), 1) << describe(report);
+  bool index_failed = false;
+  for (const auto& c : report.checkpoints) {
+    if (c.name == snap + "unet/diffusion_pytorch_model.safetensors.index.json") {
+      index_failed = !c.ok();
+    }
+  }
+  EXPECT_TRUE(index_failed) << describe(report);
+  EXPECT_EQ(report.count(FindingKind::kHubContentMismatch), 0u);
+
+  // A subfolder link leaving the repository is reported once (as the Hub
+  // walk found it) and never read, with or without --recursive.
+  fs::create_symlink("/etc/passwd", repo.snapshot(kNewCommit) / "vae" / "evil.safetensors");
+  report = verify_path(repo.root, options);
+  EXPECT_EQ(report.count(FindingKind::kSymlinkEscapes), 1u) << describe(report);
+  for (const auto& shard : report.shards) EXPECT_EQ(shard.file.find("evil"), std::string::npos);
 }
 
 // ----------------------------------------------------------------- hostile --
