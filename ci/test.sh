@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 
 ci/install-deps.sh build
 # The bundled JavaScript readers, for the conform.bundled test (which checks
-# conformance/RESULTS.md against a fresh run and, with this variable, fails
-# instead of skipping when a reader is not installed).
+# conformance/RESULTS.md against a fresh run) and hunt.bundled (a short seeded
+# hunt against safetensors-npm); with this variable both fail instead of
+# skipping when a reader is not installed.
 ci/setup-readers.sh
 export STGUARD_REQUIRE_READERS=1
 jobs="$(nproc)"

@@ -41,7 +41,9 @@ constexpr std::string_view kUsage =
 constexpr std::string_view kHelp =
     R"(Fuzzes a safetensors reader with stguard as the oracle. Each generated file
 goes through the reader's adapter exactly as `stguard conform` runs a case (a
-timeout, an address-space limit and its own process group per file) and the
+timeout, an address-space limit and its own process group; a reader whose
+reader.json declares a "persistent_command" answers from -j long-running
+processes, restarted after a crash or timeout, which is a finding) and the
 answer is compared with stguard's verdicts in both profiles. A divergence:
   accepts-invalid  accepted what both profiles reject
   rejects-valid    rejected what both profiles accept
@@ -76,6 +78,8 @@ Limits:
   -j, --jobs N       adapter processes at a time [default: number of CPUs]
   --timeout SECONDS  per file [default: 10]
   --memory-mb N      address-space limit per adapter process [default: 2048]
+  --no-persistent    one adapter process per file even for a reader that
+                     declares a "persistent_command" (as for `stguard conform`)
 
 Output:
   --out DIR          [default: ./hunt-NAME]: findings.jsonl (one line per
@@ -127,6 +131,7 @@ struct HuntArgs {
   std::optional<std::string> memory_mb;
   std::optional<std::string> minimise_runs;
   std::optional<std::string> minimise_seconds;
+  bool no_persistent = false;
   bool quiet = false;
 };
 
@@ -312,8 +317,19 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   }
   conf::install_stop_handlers();
   conf::become_subreaper();
-  hunt::ProcessGrader grader(*spec, limits);
-  const hunt::HuntResult result = hunt::run_hunt(grader, pool, options);
+  // As `stguard conform` decides (conformance/runner/runner.cc, run_reader).
+  const bool persistent = !args.no_persistent && spec->mode == conf::AdapterMode::kJson &&
+                          !spec->persistent_command.empty();
+  hunt::HuntResult result;
+  std::size_t adapter_starts = 0;
+  if (persistent) {
+    hunt::PersistentGrader grader(*spec, limits);
+    result = hunt::run_hunt(grader, pool, options);
+    adapter_starts = grader.adapter_starts();
+  } else {
+    hunt::ProcessGrader grader(*spec, limits);
+    result = hunt::run_hunt(grader, pool, options);
+  }
   conf::kill_all_children();
   if (progress) std::cerr << "\n";
 
@@ -330,7 +346,13 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
                  : 0.0)
          << " files/s), " << result.divergences << " divergences, " << result.buckets.size()
          << " buckets; minimised in " << result.minimise_seconds << " s (" << result.minimise_tests
-         << " reader runs)";
+         << " reader runs); ";
+    if (persistent) {
+      line << "persistent, " << adapter_starts << " adapter start"
+           << (adapter_starts == 1 ? "" : "s");
+    } else {
+      line << "a process per file";
+    }
     std::cerr << line.str() << "\n";
   }
   if (!written) {
@@ -404,6 +426,7 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
   app.add_option("--memory-mb", args->memory_mb);
   app.add_option("--minimise-runs", args->minimise_runs);
   app.add_option("--minimise-seconds", args->minimise_seconds);
+  app.add_flag("--no-persistent", args->no_persistent)->disable_flag_override();
   app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
   command.run = [&command, args] { return run_hunt_command(command, *args); };
 

@@ -10,6 +10,7 @@
 #include "base/file_io.h"
 #include "base/parallel.h"
 #include "conformance/runner/cleanup.h"
+#include "conformance/runner/grade.h"
 #include "conformance/runner/runner.h"
 #include "hunt/minimise.h"
 #include "hunt/oracle.h"
@@ -60,6 +61,36 @@ std::optional<conformance::CaseResult> ProcessGrader::grade(const conformance::C
       conformance::run_and_grade(spec_, expected, file, limits_, &interrupted);
   if (interrupted) return std::nullopt;
   return result;
+}
+
+std::optional<conformance::CaseResult> PersistentGrader::grade(const conformance::Case& expected,
+                                                               const fs::path& file) {
+  std::unique_ptr<conformance::PersistentReader> reader;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      reader = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (!reader) {
+    reader = std::make_unique<conformance::PersistentReader>(spec_.persistent_command,
+                                                             spec_.working_dir, limits_);
+  }
+  const conformance::ProcessResult process = reader->answer(file);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back(std::move(reader));
+  }
+  if (process.status == conformance::ProcessResult::Status::kInterrupted) return std::nullopt;
+  return conformance::grade_case(expected, conformance::AdapterMode::kJson, process, limits_);
+}
+
+std::size_t PersistentGrader::adapter_starts() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::size_t starts = 0;
+  for (const auto& reader : idle_) starts += reader->starts();
+  return starts;
 }
 
 SeedPool make_seed_pool(std::vector<std::vector<std::uint8_t>> corpus_files, std::uint64_t seed) {

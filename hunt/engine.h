@@ -3,7 +3,7 @@
 // minimise each bucket's file.
 //
 //   stguard::hunt::SeedPool pool = stguard::hunt::make_seed_pool(corpus_files, seed);
-//   stguard::hunt::ProcessGrader grader(spec, limits);
+//   stguard::hunt::ProcessGrader grader(spec, limits);   // or PersistentGrader
 //   stguard::hunt::HuntResult r = stguard::hunt::run_hunt(grader, pool, options);
 //
 // Deterministic: run i's file depends only on the seed, i and the pool, and
@@ -16,11 +16,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "conformance/model/case.h"
+#include "conformance/runner/persistent.h"
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/results.h"
@@ -29,9 +32,8 @@
 namespace stguard::hunt {
 
 // How the hunt reaches the reader: one file graded against stguard's case.
-// Called from several threads at once. Today one adapter process per file
-// (ProcessGrader); a persistent adapter can stand in without touching the
-// rest of the hunt.
+// Called from several threads at once: one adapter process per file
+// (ProcessGrader), or long-running persistent adapters (PersistentGrader).
 class FileGrader {
  public:
   virtual ~FileGrader() = default;
@@ -52,6 +54,30 @@ class ProcessGrader final : public FileGrader {
  private:
   conformance::ReaderSpec spec_;
   conformance::ProcessLimits limits_;
+};
+
+// Long-running adapters (the reader's persistent command; persistent.h), as
+// `stguard conform` drives a reader that declares one: each grade() borrows
+// an idle adapter, or starts one when all are busy, so there are never more
+// than the threads calling at once (the hunt's -j). A crash, hang or
+// misframed answer is graded like its one-process-per-file twin (a finding)
+// and only that adapter is restarted, on its next file.
+class PersistentGrader final : public FileGrader {
+ public:
+  // `spec` must have a persistent command (JSON mode).
+  PersistentGrader(conformance::ReaderSpec spec, conformance::ProcessLimits limits)
+      : spec_(std::move(spec)), limits_(limits) {}
+  std::optional<conformance::CaseResult> grade(const conformance::Case& expected,
+                                               const std::filesystem::path& file) override;
+  // Adapter processes started so far (one per adapter for a reader that never
+  // crashed or hung). Not while grade() runs.
+  std::size_t adapter_starts() const;
+
+ private:
+  conformance::ReaderSpec spec_;
+  conformance::ProcessLimits limits_;
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<conformance::PersistentReader>> idle_;
 };
 
 // The files mutation starts from: the corpus's, and files the structured
