@@ -9,10 +9,69 @@ namespace stguard::hunt {
 namespace {
 
 constexpr std::size_t kMaxNormalisedBytes = 120;
+constexpr std::size_t kMaxInputBytes = 4096;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_quote(char c) { return c == '"' || c == '\'' || c == '`'; }
+
+// Readers differ in how they quote a tensor name: JSON-escaped ("a\"b"), or, as
+// the JavaScript ones do, printed raw ("a"b"), so the name may itself hold the
+// quote. A quote opens only where a word starts (after a blank or an opening
+// bracket: "can't" opens nothing) and closes only where one ends (before a
+// blank, the end or punctuation: the '"' in "]^#V"1[o" is part of the name).
+// A name holding, say, '" ' stays ambiguous; that costs a bucket, not a miss.
+bool opens_quote(std::string_view text, std::size_t at) {
+  if (at == 0) return true;
+  const char before = text[at - 1];
+  return is_blank(before) || before == '(' || before == '[' || before == '{' || before == ':' ||
+         before == '=' || before == ',';
+}
+
+bool closes_quote(std::string_view text, std::size_t at) {
+  if (at + 1 == text.size()) return true;
+  const char after = text[at + 1];
+  return is_blank(after) || after == ':' || after == ',' || after == '.' || after == ';' ||
+         after == ')' || after == ']' || after == '}';
+}
+
+// Where the quoted text opened at `open` closes, or npos. A backslash escapes
+// the next byte first (JSON-escaped names, the runner's own detail); failing
+// that, a raw name ending in a backslash ("a\") closes at its quote.
+std::size_t closing_quote(std::string_view text, std::size_t open) {
+  const char quote = text[open];
+  for (const bool honour_escapes : {true, false}) {
+    for (std::size_t k = open + 1; k < text.size(); ++k) {
+      if (honour_escapes && text[k] == '\\') {
+        ++k;
+        continue;
+      }
+      if (text[k] == quote && closes_quote(text, k)) return k;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The text with each quoted part replaced by '_'. The input is cut first (the
+// result is cut to kMaxNormalisedBytes anyway): a message full of unclosed
+// quotes makes the search above quadratic, so its length must be bounded.
+std::string without_quoted_text(std::string_view text) {
+  text = text.substr(0, kMaxInputBytes);
+  std::string out;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    if (is_quote(text[k]) && opens_quote(text, k)) {
+      const std::size_t close = closing_quote(text, k);
+      if (close != std::string_view::npos) {
+        out += '_';
+        k = close;
+        continue;
+      }
+    }
+    out += text[k];
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -61,8 +120,11 @@ std::optional<Divergence> divergence_of(conformance::Grade grade) noexcept {
   return std::nullopt;
 }
 
-std::string normalise_reader_error(std::string_view text) {
-  // Words first: a word holding '/' is a path (file names differ per run).
+std::string normalise_reader_error(std::string_view message) {
+  // Quoted text first, so that a name holding '/' or a blank is one '_'; then
+  // words: a word holding '/' is a path (file names differ per run).
+  const std::string unquoted = without_quoted_text(message);
+  const std::string_view text = unquoted;
   std::string words;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -80,14 +142,6 @@ std::string normalise_reader_error(std::string_view text) {
   std::string out;
   for (std::size_t k = 0; k < words.size() && out.size() < kMaxNormalisedBytes; ++k) {
     const char c = words[k];
-    if (c == '"' || c == '\'' || c == '`') {
-      const std::size_t close = words.find(c, k + 1);
-      if (close != std::string::npos) {
-        out += '_';
-        k = close;
-        continue;
-      }
-    }
     if (c == '0' && k + 1 < words.size() && (words[k + 1] == 'x' || words[k + 1] == 'X')) {
       std::size_t end = k + 2;
       while (end < words.size() && is_hex(words[end])) ++end;

@@ -43,9 +43,11 @@ std::optional<Divergence> divergence_of(conformance::Grade grade) noexcept;
 
 // The reader's message reduced to its shape, so that one bug gives one
 // bucket whatever file triggered it: ASCII lower case, quoted text ("...",
-// '...', `...`) as _, numbers (decimal and 0x hex) as #, words holding a '/'
-// (paths) as _path_, other bytes outside printable ASCII dropped, blanks
-// collapsed, at most 120 bytes.
+// '...', `...`) as _ even when it holds its own quote, escaped or raw (a
+// quote opens where a word starts and closes where one ends), numbers
+// (decimal and 0x hex) as #, words outside quotes holding a '/' (paths) as
+// _path_, other bytes outside printable ASCII dropped, blanks collapsed, at
+// most 120 bytes (of the first 4 KiB of the message).
 std::string normalise_reader_error(std::string_view text);
 
 struct Signature {

@@ -41,6 +41,42 @@ TEST(HuntSignature, NormalisedErrorsHideNumbersQuotesAndPaths) {
   EXPECT_EQ(normalise_reader_error(std::string(500, 'a')).size(), 120u);
 }
 
+// A JavaScript reader prints a tensor name between quotes as it is, so a '"' in the
+// name must not end the quoted text early: these are huggingface-hub's messages for
+// one fault (a dimension past 2^32) on files that differ only in the tensor's name.
+TEST(HuntSignature, AQuoteInsideAQuotedNameStillGivesOneBucket) {
+  using stguard::hunt::normalise_reader_error;
+  const std::string expected =
+      "failed to parse file model.safetensors: tensor _ dimension is #, which exceeds the "
+      "maximum allowed (#).";
+  for (const char* name : {"a", "]^#V\"1[oN<%x", "\"z", "\"a", "z\"", "YhMYb',Mn<i\"",
+                           "Gk\"\"yROs%X#3", "M`S$U\"A(4Ob'", "M\\w\"*,Vf5$0?", ",rA3P(='\"O1C",
+                           " F1b+W/!z=_X", "=V?$\\XZ,T\"7<", "a/b"}) {
+    const std::string message = std::string("Failed to parse file model.safetensors: tensor \"") +
+                                name +
+                                "\" dimension is 9007199254740992, which exceeds the maximum "
+                                "allowed (4294967296).";
+    EXPECT_EQ(normalise_reader_error(message), expected) << name;
+  }
+  // The runner's own detail escapes the name as JSON does ('\"'), and quotes a
+  // dtype given as an object: an escaped quote ends nothing.
+  EXPECT_EQ(normalise_reader_error("tensor \"]^#V\\\"1[oN<%x\": shape [0,1], expected [0,2]"),
+            normalise_reader_error("tensor \"a\": shape [0,1], expected [0,2]"));
+  EXPECT_EQ(normalise_reader_error("tensor \"t\": dtype \"{\\\"F32\\\":null}\", expected F32"),
+            "tensor _: dtype _, expected f#");
+  // A quote inside a word is an apostrophe or part of a name, not an opening one.
+  EXPECT_EQ(normalise_reader_error("can't read 'w' at 4, isn't valid"),
+            "can't read _ at #, isn't valid");
+  // A name ending in a backslash printed raw still closes at its quote.
+  EXPECT_EQ(normalise_reader_error("tensor \"a\\\" dimension is 7"), "tensor _ dimension is #");
+  // An opening quote that never closes is kept as it is.
+  EXPECT_EQ(normalise_reader_error("unexpected \"x at 3"), "unexpected \"x at #");
+  // Nor does a message of a million unclosed quotes search past its first 4 KiB.
+  std::string unclosed;
+  for (int k = 0; k < 500'000; ++k) unclosed += "(\"x";
+  EXPECT_EQ(normalise_reader_error(unclosed).size(), 120u);
+}
+
 Signature overlap_signature() {
   Signature s;
   s.kind = Divergence::kAcceptsInvalid;
