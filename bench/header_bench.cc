@@ -6,14 +6,23 @@
 // tokenising plus UTF-8 validation, duplicate-key detection, dtype/shape
 // checks, size arithmetic and the sorted layout walk, and builds the Header.
 // The DOM baseline (nlohmann::json::parse) is what a naive reader pays.
+// simdjson (benchmark-only dependency; issue 18) is the physical anchor: its
+// DOM parse of the same bytes, and an on-demand walk that reads every entry's
+// dtype, shape and offsets. After the runs the program prints the ratios the
+// issue's bars are stated in (medians over repetitions when there are any).
 //
 //   build/release/bench/stguard_header_bench --benchmark_min_time=0.2
+//   build/release/bench/stguard_header_bench --benchmark_filter='/100000' \
+//       --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,6 +154,99 @@ void BM_NlohmannDom(benchmark::State& state) {
   set_counters(state, h);
 }
 
+// simdjson needs SIMDJSON_PADDING readable bytes past the input: one padded
+// copy of the header (without the length prefix), made outside the timing.
+const simdjson::padded_string& cached_padded(std::uint64_t tensors) {
+  static std::map<std::uint64_t, simdjson::padded_string> cache;
+  auto it = cache.find(tensors);
+  if (it == cache.end()) {
+    const SyntheticHeader& h = cached_header(tensors, false);
+    const auto* text = reinterpret_cast<const char*>(h.bytes.data() + 8);
+    it = cache.emplace(tensors, simdjson::padded_string(text, h.bytes.size() - 8)).first;
+  }
+  return it->second;
+}
+
+void BM_SimdjsonDom(benchmark::State& state) {
+  const SyntheticHeader& h = cached_header(static_cast<std::uint64_t>(state.range(0)), false);
+  const simdjson::padded_string& text = cached_padded(static_cast<std::uint64_t>(state.range(0)));
+  simdjson::dom::parser parser;
+  {
+    simdjson::dom::element doc;
+    if (parser.parse(text).get(doc) != simdjson::SUCCESS) {
+      state.SkipWithError("simdjson rejected the synthetic header");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    simdjson::dom::element doc;
+    auto error = parser.parse(text).get(doc);
+    benchmark::DoNotOptimize(error);
+    benchmark::DoNotOptimize(doc);
+  }
+  set_counters(state, h);
+}
+
+// Every tensor's dtype, shape and offsets read through the on-demand API: the
+// least a reader that uses the header must do. Returns the tensor count, or
+// nullopt when simdjson reports an error.
+std::optional<std::uint64_t> simdjson_walk(simdjson::ondemand::parser& parser,
+                                           const simdjson::padded_string& text,
+                                           std::uint64_t& checksum) {
+  simdjson::ondemand::document doc;
+  if (parser.iterate(text).get(doc) != simdjson::SUCCESS) return std::nullopt;
+  simdjson::ondemand::object root;
+  if (doc.get_object().get(root) != simdjson::SUCCESS) return std::nullopt;
+  std::uint64_t count = 0;
+  for (auto field : root) {
+    std::string_view key;
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return std::nullopt;
+    if (key == "__metadata__") continue;
+    simdjson::ondemand::object entry;
+    if (field.value().get_object().get(entry) != simdjson::SUCCESS) return std::nullopt;
+    for (auto member : entry) {
+      std::string_view member_key;
+      if (member.unescaped_key().get(member_key) != simdjson::SUCCESS) return std::nullopt;
+      if (member_key == "dtype") {
+        std::string_view dtype;
+        if (member.value().get_string().get(dtype) != simdjson::SUCCESS) return std::nullopt;
+        checksum += dtype.size();
+      } else {  // "shape" and "data_offsets": arrays of unsigned integers
+        simdjson::ondemand::array values;
+        if (member.value().get_array().get(values) != simdjson::SUCCESS) return std::nullopt;
+        for (auto value : values) {
+          std::uint64_t number = 0;
+          if (value.get_uint64().get(number) != simdjson::SUCCESS) return std::nullopt;
+          checksum += number;
+        }
+      }
+    }
+    ++count;
+  }
+  return count;
+}
+
+void BM_SimdjsonOnDemandWalk(benchmark::State& state) {
+  const SyntheticHeader& h = cached_header(static_cast<std::uint64_t>(state.range(0)), false);
+  const simdjson::padded_string& text = cached_padded(static_cast<std::uint64_t>(state.range(0)));
+  simdjson::ondemand::parser parser;
+  {
+    std::uint64_t checksum = 0;
+    const std::optional<std::uint64_t> count = simdjson_walk(parser, text, checksum);
+    if (count != static_cast<std::uint64_t>(state.range(0))) {
+      state.SkipWithError("simdjson's walk did not find every tensor");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    std::uint64_t checksum = 0;
+    std::optional<std::uint64_t> count = simdjson_walk(parser, text, checksum);
+    benchmark::DoNotOptimize(count);
+    benchmark::DoNotOptimize(checksum);
+  }
+  set_counters(state, h);
+}
+
 // What only the reference profile reads (it has no name, rank or count caps,
 // as upstream): one tensor with a name of range(0) bytes, or with a shape of
 // range(0) dimensions. Time must grow linearly with the argument: a 4x larger
@@ -153,7 +255,7 @@ std::vector<std::uint8_t> one_tensor_file(const std::string& name, const std::st
   const std::string header =
       "{\"" + name + "\":{\"dtype\":\"U8\",\"shape\":[" + shape + "],\"data_offsets\":[0,1]}}";
   std::vector<std::uint8_t> file(8 + header.size() + 1, 0);
-  for (int i = 0; i < 8; ++i) file[i] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+  for (std::size_t i = 0; i < 8; ++i) file[i] = static_cast<std::uint8_t>(header.size() >> (8 * i));
   std::copy(header.begin(), header.end(), file.begin() + 8);
   return file;
 }
@@ -209,7 +311,83 @@ BENCHMARK(BM_ReferenceHighRank)
     ->Arg(400'000)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_NlohmannDom)->Apply(header_sizes);
+BENCHMARK(BM_SimdjsonDom)->Apply(header_sizes);
+BENCHMARK(BM_SimdjsonOnDemandWalk)->Apply(header_sizes);
+
+// The console output, and after it the ratios of the issue's bars: each
+// benchmark's median over its repetitions (one run without them), of CPU time
+// (steadier on a shared machine, where real time includes waiting for a CPU)
+// and of real time.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  // Tabular, without colour codes, so a log file reads as plain text.
+  RatioReporter() : ConsoleReporter(OO_Tabular) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      cpu_times_[run.run_name.str()].push_back(run.GetAdjustedCPUTime());
+      real_times_[run.run_name.str()].push_back(run.GetAdjustedRealTime());
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    for (const char* size : {"10000", "100000"}) {
+      std::printf("\nratios at %s tensors, medians (below 1: the first is faster)   CPU time  "
+                  "(ms / ms)   real time\n",
+                  size);
+      ratio("simdjson DOM / strict validate_header", "BM_SimdjsonDom", "BM_StguardValidateStrict",
+            size);
+      ratio("simdjson on-demand walk / strict validate_header", "BM_SimdjsonOnDemandWalk",
+            "BM_StguardValidateStrict", size);
+      ratio("strict parse_header / strict validate_header", "BM_StguardParseStrict",
+            "BM_StguardValidateStrict", size);
+      ratio("reference validate_header / strict validate_header", "BM_StguardValidateReference",
+            "BM_StguardValidateStrict", size);
+      ratio("reference parse_header / strict parse_header", "BM_StguardParseReference",
+            "BM_StguardParseStrict", size);
+      ratio("nlohmann SAX / strict validate_header", "BM_NlohmannSaxNoOp",
+            "BM_StguardValidateStrict", size);
+    }
+  }
+
+ private:
+  static std::optional<double> median(const std::map<std::string, std::vector<double>>& times,
+                                     const std::string& name) {
+    auto it = times.find(name);
+    if (it == times.end() || it->second.empty()) return std::nullopt;
+    std::vector<double> values = it->second;
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  }
+
+  void ratio(const char* label, const std::string& numerator, const std::string& denominator,
+             const std::string& size) {
+    const std::optional<double> top = median(cpu_times_, numerator + "/" + size);
+    const std::optional<double> bottom = median(cpu_times_, denominator + "/" + size);
+    const std::optional<double> real_top = median(real_times_, numerator + "/" + size);
+    const std::optional<double> real_bottom = median(real_times_, denominator + "/" + size);
+    if (!top || !bottom || !real_top || !real_bottom || *bottom <= 0 || *real_bottom <= 0) {
+      return;  // filtered out or skipped
+    }
+    std::printf("  %-52s %6.2fx  (%.3f / %.3f)  %6.2fx\n", label, *top / *bottom, *top, *bottom,
+                *real_top / *real_bottom);
+  }
+
+  std::map<std::string, std::vector<double>> cpu_times_;
+  std::map<std::string, std::vector<double>> real_times_;
+};
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -114,7 +114,7 @@ std::vector<Lint> compute_lints(const Header& header) {
     const std::uint64_t element_bytes = bits / 8;
     const std::uint64_t absolute = header.data_offset() + t.begin;
     if (absolute % element_bytes != 0) {
-      lints.push_back({"DATA_MISALIGNED", t.name,
+      lints.push_back({"DATA_MISALIGNED", std::string(t.name),
                        "tensor " + quote_name(t.name) + " (" + std::string(dtype_name(t.dtype)) +
                            ") starts at byte " + std::to_string(absolute) +
                            ", not a multiple of its element size " +
@@ -135,7 +135,7 @@ std::vector<Lint> compute_lints(const Header& header) {
     if (canonical[i] == i) continue;
     const TensorInfo& here = tensors[i];
     const TensorInfo& expected = tensors[canonical[i]];
-    lints.push_back({"NON_CANONICAL_ORDER", here.name,
+    lints.push_back({"NON_CANONICAL_ORDER", std::string(here.name),
                      "tensor #" + std::to_string(i) + " is " + quote_name(here.name) +
                          "; the canonical writer order (dtype rank, then name) puts " +
                          quote_name(expected.name) + " (" +
@@ -147,7 +147,7 @@ std::vector<Lint> compute_lints(const Header& header) {
     const TensorInfo& prev = tensors[i - 1];
     const TensorInfo& here = tensors[i];
     if (std::pair(here.begin, here.end) >= std::pair(prev.begin, prev.end)) continue;
-    lints.push_back({"OFFSETS_NOT_IN_ORDER", here.name,
+    lints.push_back({"OFFSETS_NOT_IN_ORDER", std::string(here.name),
                      "tensor " + quote_name(here.name) + " at " +
                          range_string(here.begin, here.end) + " comes after " +
                          quote_name(prev.name) + " at " + range_string(prev.begin, prev.end) +

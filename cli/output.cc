@@ -129,7 +129,7 @@ std::string sniff_text(const base::Sniffed& sniffed) {
   return "; this is " + base::terminal_safe(sniffed.description);
 }
 
-std::string shape_string(const std::vector<std::uint64_t>& shape) {
+std::string shape_string(std::span<const std::uint64_t> shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (i != 0) out += ',';

@@ -73,7 +73,7 @@ void add_sniff(nlohmann::ordered_json& record, const base::Sniffed& sniffed);
 std::string sniff_text(const base::Sniffed& sniffed);
 
 // "[4096,4096]", "[]" for a scalar.
-std::string shape_string(const std::vector<std::uint64_t>& shape);
+std::string shape_string(std::span<const std::uint64_t> shape);
 
 }  // namespace stguard::cli
 

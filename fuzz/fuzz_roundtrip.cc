@@ -47,7 +47,7 @@ std::vector<stguard::TensorToWrite> to_write(const stguard::Header& h, const std
   out.reserve(h.tensors.size());
   for (const stguard::TensorInfo& t : h.tensors) {
     const std::uint8_t* begin = file + h.data_offset() + t.begin;
-    out.push_back({t.name, t.dtype, t.shape,
+    out.push_back({std::string(t.name), t.dtype, t.shape.to_vector(),
                    std::span<const std::uint8_t>(begin, static_cast<std::size_t>(t.byte_size()))});
   }
   return out;

@@ -27,7 +27,7 @@ conformance::ExpectedContent content(const Header& header, std::span<const std::
     conformance::ExpectedTensor e;
     e.name = t.name;
     e.dtype = std::string(dtype_name(t.dtype));
-    e.shape = t.shape;
+    e.shape = t.shape.to_vector();
     e.begin = t.begin;
     e.end = t.end;
     e.sha256 = base::sha256_hex(data.subspan(t.begin, t.end - t.begin));

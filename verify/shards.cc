@@ -234,7 +234,7 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
   r.tensors = header->tensors.size();
   for (const TensorInfo& t : header->tensors) {
     r.tensor_bytes += t.byte_size();  // sums of a validated layout cannot overflow
-    c.tensors.push_back(t.name);
+    c.tensors.emplace_back(t.name);
   }
   if (keep_layout) c.layout = std::move(*header);
   return c;

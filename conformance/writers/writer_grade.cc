@@ -20,11 +20,11 @@ namespace {
 using Json = nlohmann::json;
 
 // A name as a JSON string, quoted and escaped.
-std::string json_quoted(const std::string& text) {
+std::string json_quoted(std::string_view text) {
   return base::json_line(nlohmann::ordered_json(text));
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
+std::string shape_text(std::span<const std::uint64_t> shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i)
     out += (i == 0 ? "" : ",") + std::to_string(shape[i]);
@@ -84,7 +84,7 @@ std::map<std::string, std::string> spec_metadata(const WriterSpec& spec) {
 std::string content_difference(const WriterSpec& spec, const Header& header,
                                std::string_view bytes) {
   std::map<std::string, const TensorInfo*> by_name;
-  for (const TensorInfo& t : header.tensors) by_name[t.name] = &t;
+  for (const TensorInfo& t : header.tensors) by_name[std::string(t.name)] = &t;
   if (header.tensors.size() != spec.tensors.size()) {
     return "the file has " + std::to_string(header.tensors.size()) + " tensors, the spec " +
            std::to_string(spec.tensors.size());

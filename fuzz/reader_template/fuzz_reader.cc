@@ -58,7 +58,7 @@ std::string reason_of(const stguard::Result<stguard::Header>& parsed) {
          std::to_string(parsed.error().offset);
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
+std::string shape_text(std::span<const std::uint64_t> shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) {
     text += (i == 0 ? "" : ",") + std::to_string(shape[i]);
@@ -80,12 +80,12 @@ std::string compare_tensors(const std::vector<rt::ReaderTensor>& reported,
   for (const stguard::TensorInfo& expected : header.tensors) {
     auto found = std::lower_bound(
         by_name.begin(), by_name.end(), expected.name,
-        [](const rt::ReaderTensor* t, const std::string& name) { return t->name < name; });
+        [](const rt::ReaderTensor* t, std::string_view name) { return t->name < name; });
     if (found == by_name.end() || (*found)->name != expected.name) {
-      return "missing tensor \"" + expected.name + "\"";
+      return "missing tensor \"" + std::string(expected.name) + "\"";
     }
     const rt::ReaderTensor& got = **found;
-    const std::string prefix = "tensor \"" + expected.name + "\": ";
+    const std::string prefix = "tensor \"" + std::string(expected.name) + "\": ";
     if (got.dtype != stguard::dtype_name(expected.dtype)) {
       return prefix + "dtype " + got.dtype + ", stguard " +
              std::string(stguard::dtype_name(expected.dtype));

@@ -1,5 +1,6 @@
 #include "stguard/header.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -95,6 +96,11 @@ ResolvedLimits resolve_limits(Profile profile, const Limits& overrides) noexcept
   return limits;
 }
 
+bool operator==(const TensorInfo& a, const TensorInfo& b) noexcept {
+  return a.name == b.name && a.shape == b.shape && a.begin == b.begin && a.end == b.end && a.header_offset == b.header_offset &&
+         a.dtype == b.dtype;
+}
+
 const TensorInfo* Header::find(std::string_view name) const noexcept {
   for (const TensorInfo& t : tensors) {
     if (t.name == name) return &t;
@@ -157,19 +163,34 @@ Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t f
   header.header_len = *n;
   header.file_size = file_size;
   header.metadata = std::move(scanned.metadata);
-  header.tensors.reserve(scanned.tensors.size());
+  // Every name and every shape go into one buffer each, which the tensors
+  // view: two allocations per header instead of two per tensor.
+  auto storage = std::make_shared<HeaderStorage>();
   std::string scratch;  // unused: with details kept, names are never read again
+  std::size_t name_bytes = 0;
+  for (const detail::TensorDetail& d : scanned.details) {
+    name_bytes += static_cast<std::size_t>(d.name_len);
+  }
+  storage->names.reserve(name_bytes);
+  for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
+    storage->names.append(scanned.name(i, scratch));
+  }
+  storage->dims.assign(scanned.dims.begin(), scanned.dims.end());
+  header.tensors.resize(scanned.tensors.size());
+  const char* name_at = storage->names.data();
   for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
     const detail::TensorRecord& r = scanned.tensors[i];
-    TensorInfo& t = header.tensors.emplace_back();
-    t.name.assign(scanned.name(i, scratch));
-    const std::span<const std::uint64_t> shape = scanned.shape(i);
-    t.shape.assign(shape.begin(), shape.end());
+    const detail::TensorDetail& d = scanned.details[i];
+    TensorInfo& t = header.tensors[i];
+    t.name = std::string_view(name_at, static_cast<std::size_t>(d.name_len));
+    name_at += d.name_len;
+    t.shape = Shape(storage->dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank));
     t.begin = r.begin;
     t.end = r.end;
     t.header_offset = r.header_offset;
     t.dtype = r.dtype;
   }
+  header.storage = std::move(storage);
   return header;
 }
 

@@ -119,7 +119,7 @@ TEST(Property, RandomHeaders) {
     if (strict) {
       std::vector<stguard::TensorToWrite> to_write;
       for (const auto& t : strict->tensors) {
-        to_write.push_back({t.name, t.dtype, t.shape,
+        to_write.push_back({std::string(t.name), t.dtype, t.shape.to_vector(),
                             std::span<const std::uint8_t>(file).subspan(
                                 static_cast<std::size_t>(strict->data_offset() + t.begin),
                                 static_cast<std::size_t>(t.byte_size()))});

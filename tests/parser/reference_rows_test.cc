@@ -87,7 +87,7 @@ Check ExpectTensor(std::string name, Dtype dtype, std::vector<std::uint64_t> sha
 Check ExpectNames(std::vector<std::string> names) {
   return [=](const Header& h, Profile) {
     std::vector<std::string> got;
-    for (const auto& t : h.tensors) got.push_back(t.name);
+    for (const auto& t : h.tensors) got.emplace_back(t.name);
     EXPECT_EQ(got, names);
   };
 }

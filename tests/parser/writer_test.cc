@@ -109,7 +109,7 @@ TEST(Writer, CanonicalTensorOrderAndContiguousOffsets) {
   const auto header = stguard::parse(*file);
   ASSERT_TRUE(Accepts(header));
   std::vector<std::string> names;
-  for (const auto& t : header->tensors) names.push_back(t.name);
+  for (const auto& t : header->tensors) names.emplace_back(t.name);
   // dtype rank (U64, I64, ..., F32, ..., F16, ..., F4, BOOL), then name bytes.
   EXPECT_EQ(names, (std::vector<std::string>{"z", "i", "B", "a", "a.b", "ab", "b", "\xc3\xa9", "h",
                                              "q", "flag"}));

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <span>
 #include <string>
@@ -303,6 +304,9 @@ struct Planned {
 
 struct Built {
   std::vector<TensorInfo> tensors;
+  // What each tensor's shape views (TensorInfo::shape is a view); a deque, so
+  // that growing it moves no element. Names view the Planned list's.
+  std::deque<std::uint64_t> dims;
   std::vector<std::uint8_t> file;  // a fake prefix+header, then the data
   std::uint64_t data_offset = 0;
 };
@@ -322,7 +326,8 @@ Built build(const std::vector<Planned>& planned, std::uint64_t prefix) {
                                    : stguard::dtype_bits(p.dtype) < 8
                                        ? p.values.size() * 8 / stguard::dtype_bits(p.dtype)
                                        : p.values.size();
-    t.shape = {elements};
+    b.dims.push_back(elements);
+    t.shape = stguard::Shape(&b.dims.back(), 1);
     t.begin = at;
     t.end = at + p.values.size() * width;
     b.file.resize(prefix + t.end);

@@ -18,7 +18,9 @@
 #ifndef STGUARD_HEADER_H_
 #define STGUARD_HEADER_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -117,18 +119,54 @@ struct ParseOptions {
   Limits limits;  // overrides of the profile's defaults; empty: the defaults
 };
 
+// A tensor's dimensions: a view (std::span) that compares by value, with a
+// std::vector or another Shape, and converts from a std::vector.
+//
+//   if (t.shape == std::vector<std::uint64_t>{4096, 4096}) ...
+//   std::vector<std::uint64_t> owned = t.shape.to_vector();
+class Shape : public std::span<const std::uint64_t> {
+ public:
+  using std::span<const std::uint64_t>::span;
+  Shape() noexcept = default;
+  Shape(std::span<const std::uint64_t> dims) noexcept  // NOLINT(google-explicit-constructor)
+      : std::span<const std::uint64_t>(dims) {}
+
+  std::vector<std::uint64_t> to_vector() const { return {begin(), end()}; }
+  friend bool operator==(Shape a, Shape b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+};
+
 // One tensor as the header declares it. Offsets are relative to the start of
 // the data buffer (absolute file offset = Header::data_offset() + begin).
+//
+// `name` and `shape` are views. In a TensorInfo of a parsed Header they point
+// into that Header's `storage` (one buffer for every name and one for every
+// dimension, not one allocation per tensor), so they stay valid as long as
+// the Header or any copy of it lives: a Header is cheap to copy or move, and
+// both keep the views valid. A TensorInfo copied out of its Header must not
+// outlive every Header sharing its storage; copy the name (std::string) and
+// shape (std::vector) out when they must. A TensorInfo built by hand views
+// whatever the builder points it at.
 struct TensorInfo {
-  std::string name;                  // unescaped UTF-8
-  std::vector<std::uint64_t> shape;  // empty = scalar (one element)
-  std::uint64_t begin = 0;           // data_offsets[0]
-  std::uint64_t end = 0;             // data_offsets[1], exclusive
-  std::uint64_t header_offset = 0;   // absolute file offset of the name's '"'
+  std::string_view name;                 // unescaped UTF-8
+  Shape shape;                           // empty = scalar (one element)
+  std::uint64_t begin = 0;               // data_offsets[0]
+  std::uint64_t end = 0;                 // data_offsets[1], exclusive
+  std::uint64_t header_offset = 0;       // absolute file offset of the name's '"'
   Dtype dtype = Dtype::kU8;
 
   std::uint64_t byte_size() const noexcept { return end - begin; }
-  friend bool operator==(const TensorInfo&, const TensorInfo&) = default;
+  // Equal names and dimensions (by value, wherever they are stored) and
+  // equal offsets and dtype.
+  friend bool operator==(const TensorInfo& a, const TensorInfo& b) noexcept;
+};
+
+// The bytes a parsed Header's TensorInfo views point into, shared by copies of
+// the Header. Read it through the views only.
+struct HeaderStorage {
+  std::vector<std::uint64_t> dims;  // every shape, back to back
+  std::string names;                // every name, back to back
 };
 
 // A validated header.
@@ -143,6 +181,9 @@ struct Header {
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
   std::uint64_t header_len = 0;  // N, padding included
   std::uint64_t file_size = 0;
+  // What `tensors`' names and shapes view (see TensorInfo); null for a Header
+  // built by hand. Never changed after parse_header, so copies share it.
+  std::shared_ptr<const HeaderStorage> storage;
 
   std::uint64_t data_offset() const noexcept { return 8 + header_len; }
   std::uint64_t data_len() const noexcept { return file_size - data_offset(); }
