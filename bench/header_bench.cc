@@ -15,14 +15,14 @@
 //   build/release/bench/stguard_header_bench --benchmark_filter='/100000' \
 //       --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true
 #include <benchmark/benchmark.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <optional>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
-#include <simdjson.h>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -335,9 +335,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
   void Finalize() override {
     ConsoleReporter::Finalize();
     for (const char* size : {"10000", "100000"}) {
-      std::printf("\nratios at %s tensors, medians (below 1: the first is faster)   CPU time  "
-                  "(ms / ms)   real time\n",
-                  size);
+      std::printf(
+          "\nratios at %s tensors, medians (below 1: the first is faster)   CPU time  "
+          "(ms / ms)   real time\n",
+          size);
       ratio("simdjson DOM / strict validate_header", "BM_SimdjsonDom", "BM_StguardValidateStrict",
             size);
       ratio("simdjson on-demand walk / strict validate_header", "BM_SimdjsonOnDemandWalk",
@@ -355,7 +356,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
  private:
   static std::optional<double> median(const std::map<std::string, std::vector<double>>& times,
-                                     const std::string& name) {
+                                      const std::string& name) {
     auto it = times.find(name);
     if (it == times.end() || it->second.empty()) return std::nullopt;
     std::vector<double> values = it->second;

@@ -130,7 +130,8 @@ void check_against_oracle(const stguard::Header& h, const Json& doc, bool refere
   for (const stguard::TensorInfo& t : h.tensors) {
     const auto it = oracle->tensors.find(std::string(t.name));
     check(it != oracle->tensors.end(), "nlohmann does not see a tensor name stguard reports");
-    const OracleTensor mine{std::string(stguard::dtype_name(t.dtype)), t.shape.to_vector(), t.begin, t.end};
+    const OracleTensor mine{std::string(stguard::dtype_name(t.dtype)), t.shape.to_vector(), t.begin,
+                            t.end};
     check(it->second == mine, "nlohmann reads a tensor differently");
   }
   check(oracle->metadata.has_value() == h.metadata.has_value(),

@@ -97,8 +97,8 @@ ResolvedLimits resolve_limits(Profile profile, const Limits& overrides) noexcept
 }
 
 bool operator==(const TensorInfo& a, const TensorInfo& b) noexcept {
-  return a.name == b.name && a.shape == b.shape && a.begin == b.begin && a.end == b.end && a.header_offset == b.header_offset &&
-         a.dtype == b.dtype;
+  return a.name == b.name && a.shape == b.shape && a.begin == b.begin && a.end == b.end &&
+         a.header_offset == b.header_offset && a.dtype == b.dtype;
 }
 
 const TensorInfo* Header::find(std::string_view name) const noexcept {

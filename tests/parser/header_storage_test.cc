@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,22 @@ void expect_contents(const stguard::Header& h) {
   EXPECT_EQ(h.tensors[2].shape, (std::vector<std::uint64_t>{1, 1, 2}));
 }
 
+// A Shape views; one made from a temporary vector would dangle at once, so
+// it does not compile. Comparing with a temporary is fine.
+static_assert(!std::is_constructible_v<stguard::Shape, std::vector<std::uint64_t>&&>);
+static_assert(!std::is_assignable_v<stguard::Shape&, std::vector<std::uint64_t>&&>);
+static_assert(std::is_constructible_v<stguard::Shape, std::vector<std::uint64_t>&>);
+static_assert(std::is_constructible_v<stguard::Shape, const std::vector<std::uint64_t>&>);
+
+TEST(HeaderStorage, ShapeComparesWithTemporaryVectors) {
+  const std::vector<std::uint64_t> dims = {4096, 4096};
+  const stguard::Shape shape = dims;
+  EXPECT_TRUE(shape == std::vector<std::uint64_t>({4096, 4096}));
+  EXPECT_TRUE(std::vector<std::uint64_t>({4096, 4096}) == shape);
+  EXPECT_FALSE(shape == std::vector<std::uint64_t>({4096}));
+  EXPECT_TRUE(shape != std::vector<std::uint64_t>({4096, 1}));
+}
+
 TEST(HeaderStorage, NamesAndShapesViewOneBufferEach) {
   const std::vector<std::uint8_t> file = make_file(kHeader, 9);
   const stguard::Result<stguard::Header> h = stguard::parse(file);
@@ -53,8 +70,8 @@ TEST(HeaderStorage, NamesAndShapesViewOneBufferEach) {
   EXPECT_EQ(storage.names, "model.embed_tokens.weightesc\"aped\xC3\xA9.namelm_head.weight");
   EXPECT_EQ(storage.dims, (std::vector<std::uint64_t>{2, 3, 1, 1, 2}));
   for (const stguard::TensorInfo& t : h->tensors) {
-    EXPECT_TRUE(lies_within(t.name.data(), t.name.size(), storage.names.data(),
-                            storage.names.size()))
+    EXPECT_TRUE(
+        lies_within(t.name.data(), t.name.size(), storage.names.data(), storage.names.size()))
         << t.name;
     if (!t.shape.empty()) {
       EXPECT_TRUE(lies_within(t.shape.data(), t.shape.size_bytes(), storage.dims.data(),

@@ -130,9 +130,18 @@ class Shape : public std::span<const std::uint64_t> {
   Shape() noexcept = default;
   Shape(std::span<const std::uint64_t> dims) noexcept  // NOLINT(google-explicit-constructor)
       : std::span<const std::uint64_t>(dims) {}
+  // A view of a temporary vector would dangle at the end of the statement
+  // (`t.shape = dims_of(x);`): refused at compile time. Keep the vector alive
+  // in a variable and view that.
+  Shape(std::vector<std::uint64_t>&&) = delete;
+  Shape(const std::vector<std::uint64_t>&&) = delete;
 
   std::vector<std::uint64_t> to_vector() const { return {begin(), end()}; }
   friend bool operator==(Shape a, Shape b) noexcept {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+  // Compares with any vector, a temporary included (nothing is kept).
+  friend bool operator==(Shape a, const std::vector<std::uint64_t>& b) noexcept {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 };
@@ -149,11 +158,11 @@ class Shape : public std::span<const std::uint64_t> {
 // shape (std::vector) out when they must. A TensorInfo built by hand views
 // whatever the builder points it at.
 struct TensorInfo {
-  std::string_view name;                 // unescaped UTF-8
-  Shape shape;                           // empty = scalar (one element)
-  std::uint64_t begin = 0;               // data_offsets[0]
-  std::uint64_t end = 0;                 // data_offsets[1], exclusive
-  std::uint64_t header_offset = 0;       // absolute file offset of the name's '"'
+  std::string_view name;            // unescaped UTF-8
+  Shape shape;                      // empty = scalar (one element)
+  std::uint64_t begin = 0;          // data_offsets[0]
+  std::uint64_t end = 0;            // data_offsets[1], exclusive
+  std::uint64_t header_offset = 0;  // absolute file offset of the name's '"'
   Dtype dtype = Dtype::kU8;
 
   std::uint64_t byte_size() const noexcept { return end - begin; }
