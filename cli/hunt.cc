@@ -317,9 +317,7 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   }
   conf::install_stop_handlers();
   conf::become_subreaper();
-  // As `stguard conform` decides (conformance/runner/runner.cc, run_reader).
-  const bool persistent = !args.no_persistent && spec->mode == conf::AdapterMode::kJson &&
-                          !spec->persistent_command.empty();
+  const bool persistent = !args.no_persistent && spec->has_persistent_mode();
   hunt::HuntResult result;
   std::size_t adapter_starts = 0;
   if (persistent) {

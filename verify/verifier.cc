@@ -104,11 +104,6 @@ void count_totals(VerifyReport& report) {
   }
 }
 
-void run_folder_passes(Verification& v) {
-  run_structure_passes(v);
-  run_content_passes(v);
-}
-
 void run_structure_passes(Verification& v) {
   v.report.ran = true;
   if (v.options.recursive) {

@@ -67,18 +67,15 @@ struct Verification {
 // v.report.fatal set, when it cannot be read.
 bool load_checksum_option(Verification& v);
 
-// The passes over v.folder in their order (folder, shards, indexes,
-// checkpoints, duplicates, checksums, values), without the totals
-// (verifier.cc). v.report.ran is set. The caller adds its layout's own
-// checks, then calls finish_checkpoints. The same as run_structure_passes
-// then run_content_passes.
-void run_folder_passes(Verification& v);
-
-// The passes that read headers and indexes only (folder, shards, indexes,
-// checkpoints, duplicates): afterwards every accepted shard has its value
-// scanner in v.values, so that a layout hashing the files itself (the Hub's
-// checksums) can feed the scan from its own read and leave the digest in
-// v.read_by_layout.
+// The passes over v.folder come in two steps, without the totals
+// (verifier.cc); a layout runs its own checks between them, then calls
+// finish_checkpoints.
+//
+// First the passes that read headers and indexes only (folder, shards,
+// indexes, checkpoints, duplicates); v.report.ran is set. Afterwards every
+// accepted shard has its value scanner in v.values, so that a layout hashing
+// the files itself (the Hub's checksums) can feed the scan from its own read
+// and leave the digest in v.read_by_layout.
 void run_structure_passes(Verification& v);
 
 // The passes that read contents (checksums, values): each file that no

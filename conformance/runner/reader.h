@@ -44,6 +44,13 @@ struct ReaderSpec {
   bool runs_self = false;  // the command runs "${STGUARD}", the running executable
   // A writer (`stguard conform --writer`): run on the writer cases, CMD SPEC OUT.
   bool writer = false;
+
+  // True when the reader can answer from long-running processes: a JSON-mode
+  // reader with a persistent command. conform and hunt use them unless told
+  // not to (--no-persistent).
+  bool has_persistent_mode() const noexcept {
+    return mode == AdapterMode::kJson && !persistent_command.empty();
+  }
 };
 
 // Splits a command line into words: blanks separate words, '...' and "..."

@@ -90,8 +90,7 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
     ++done;
     if (options.on_result) options.on_result(run.results[index], done, cases.size());
   };
-  const bool persistent =
-      options.persistent && spec.mode == AdapterMode::kJson && !spec.persistent_command.empty();
+  const bool persistent = options.persistent && spec.has_persistent_mode();
   if (persistent) {
     run.command = command_text(spec.persistent_command);
     run.persistent = true;
