@@ -11,6 +11,10 @@
 // dtype, shape and offsets. After the runs the program prints the ratios the
 // issue's bars are stated in (medians over repetitions when there are any).
 //
+// The stguard benchmarks run the SIMD path STGUARD_SIMD or the CPU chooses
+// (printed first); BM_StguardValidate{Strict,Reference}_<path> run each path
+// this CPU has, forced through ParseOptions::simd, in the same process.
+//
 //   build/release/bench/stguard_header_bench --benchmark_min_time=0.2
 //   build/release/bench/stguard_header_bench --benchmark_filter='/100000' \
 //       --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true
@@ -75,11 +79,12 @@ void set_counters(benchmark::State& state, const SyntheticHeader& h) {
 // `materialise`: parse_header (builds the TensorInfo list) rather than
 // validate_header (the same checks, no per-tensor allocation; what
 // `stguard check` runs).
-void run_stguard(benchmark::State& state, stguard::Profile profile, bool shuffled,
-                 bool materialise) {
+void run_stguard(benchmark::State& state, stguard::Profile profile, bool shuffled, bool materialise,
+                 stguard::SimdPath simd = stguard::SimdPath::kAuto) {
   const SyntheticHeader& h = cached_header(static_cast<std::uint64_t>(state.range(0)), shuffled);
   stguard::ParseOptions options;
   options.profile = profile;
+  options.simd = simd;
   {
     const stguard::Result<stguard::Header> check =
         stguard::parse_header(h.bytes, h.file_size(), options);
@@ -351,6 +356,17 @@ class RatioReporter : public benchmark::ConsoleReporter {
             "BM_StguardParseStrict", size);
       ratio("nlohmann SAX / strict validate_header", "BM_NlohmannSaxNoOp",
             "BM_StguardValidateStrict", size);
+      for (stguard::SimdPath path : stguard::supported_simd_paths()) {
+        const std::string name(stguard::simd_path_name(path));
+        ratio(("simdjson DOM / strict validate_header, " + name).c_str(), "BM_SimdjsonDom",
+              "BM_StguardValidateStrict_" + name, size);
+        ratio(("reference / strict validate_header, " + name).c_str(),
+              "BM_StguardValidateReference_" + name, "BM_StguardValidateStrict_" + name, size);
+        if (path != stguard::SimdPath::kBaseline) {
+          ratio(("strict validate_header, baseline / " + name).c_str(),
+                "BM_StguardValidateStrict_baseline", "BM_StguardValidateStrict_" + name, size);
+        }
+      }
     }
   }
 
@@ -387,6 +403,21 @@ class RatioReporter : public benchmark::ConsoleReporter {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::printf("SIMD path: %s (STGUARD_SIMD or the CPU's best); this CPU has:",
+              std::string(stguard::simd_path_name(stguard::simd_path_in_use())).c_str());
+  for (stguard::SimdPath path : stguard::supported_simd_paths()) {
+    std::printf(" %s", std::string(stguard::simd_path_name(path)).c_str());
+    for (stguard::Profile profile : {stguard::Profile::kStrict, stguard::Profile::kReference}) {
+      const std::string name =
+          std::string(profile == stguard::Profile::kStrict ? "BM_StguardValidateStrict_"
+                                                           : "BM_StguardValidateReference_") +
+          std::string(stguard::simd_path_name(path));
+      benchmark::RegisterBenchmark(name.c_str(), [profile, path](benchmark::State& state) {
+        run_stguard(state, profile, false, false, path);
+      })->Apply(header_sizes);
+    }
+  }
+  std::printf("\n");
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();

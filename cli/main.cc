@@ -1,5 +1,6 @@
 // cli/main.cc: the stguard command. Registers every subcommand (command.h),
 // parses the command line once with CLI11, and runs the chosen command.
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "base/text.h"
 #include "command.h"
+#include "stguard/simd.h"
 
 namespace stguard::cli {
 namespace {
@@ -30,7 +32,12 @@ constexpr std::string_view kUsage =
     "\n"
     "Options:\n"
     "  -h, --help     show this help\n"
-    "  --version      show the version\n"
+    "  --version      show the version and the parser's SIMD path\n"
+    "\n"
+    "Environment:\n"
+    "  STGUARD_SIMD   the parser's vector instructions: auto (the CPU's best,\n"
+    "                 the default), baseline, avx2 or avx512; every path gives\n"
+    "                 the same results\n"
     "\n"
     "Exit status: 0 accepted, 1 rejected, 2 usage error or unreadable file.\n"
     "Run `stguard <command> --help` for the options of a command.\n";
@@ -62,6 +69,14 @@ std::string first_word(std::string_view text) {
 }
 
 int run(int argc, char** argv) {
+  // The parser takes an unknown STGUARD_SIMD as auto; a command line user
+  // who set it wants to hear that it did nothing.
+  if (const char* simd = std::getenv("STGUARD_SIMD");
+      simd != nullptr && *simd != '\0' && !simd_path_from_name(simd)) {
+    std::cerr << "stguard: STGUARD_SIMD must be auto, baseline, avx2 or avx512, not '"
+              << base::terminal_safe(simd) << "'\n";
+    return kExitUsage;
+  }
   CLI::App root{"stguard"};
   root.set_help_flag();
   // One command per invocation: after it, a word that is also a command's
@@ -141,7 +156,10 @@ int run(int argc, char** argv) {
       return kExitUsage;
     }
     if (version) {
-      std::cout << "stguard " << STGUARD_VERSION << "\n";
+      std::cout << "stguard " << STGUARD_VERSION
+                << "\nSIMD path: " << simd_path_name(simd_path_in_use()) << " (this CPU has";
+      for (SimdPath path : supported_simd_paths()) std::cout << " " << simd_path_name(path);
+      std::cout << ")\n";
       return kExitOk;
     }
     (help ? std::cout : std::cerr) << kUsage;

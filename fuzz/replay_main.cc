@@ -15,8 +15,12 @@
 // STGUARD_REPLAY_MUTATIONS=N sets how many (default 8; 0 replays the inputs
 // alone, as ci/coverage.sh does so that coverage counts only what the inputs
 // themselves reach).
-// Exit status: 0 when every input ran, 2 when a path could not be read, and
-// whatever the sanitizer or a trapped invariant gives otherwise.
+// STGUARD_SIMD picks the parser's SIMD path as everywhere (stguard/simd.h);
+// here a path the CPU lacks is not lowered to one it has but skipped (exit
+// 77, which ctest counts as a skip), and the path that ran is printed.
+// Exit status: 0 when every input ran, 2 when a path could not be read or the
+// environment is wrong, 77 as above, and whatever the sanitizer or a trapped
+// invariant gives otherwise.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -26,9 +30,12 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
+
+#include "stguard/simd.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 // Defined only by harnesses with a custom mutator.
@@ -97,6 +104,18 @@ int main(int argc, char** argv) {
     }
     mutations_per_input = static_cast<unsigned>(n);
   }
+  if (const char* env = std::getenv("STGUARD_SIMD"); env != nullptr && *env != '\0') {
+    const std::optional<stguard::SimdPath> path = stguard::simd_path_from_name(env);
+    if (!path) {
+      std::fprintf(stderr,
+                   "replay: STGUARD_SIMD must be auto, baseline, avx2 or avx512, not '%s'\n", env);
+      return 2;
+    }
+    if (!stguard::simd_path_supported(*path)) {
+      std::printf("replay: this CPU lacks the %s path; skipped\n", env);
+      return 77;
+    }
+  }
   std::size_t ran = 0;
   bool ok = true;
   for (int i = 1; i < argc; ++i) {
@@ -132,10 +151,12 @@ int main(int argc, char** argv) {
       ok = false;
     }
   }
+  const std::string simd(stguard::simd_path_name(stguard::simd_path_in_use()));
   if (LLVMFuzzerCustomMutator != nullptr) {
-    std::printf("replay: %zu inputs ran (and %zu custom-mutated variants)\n", ran, mutated_runs);
+    std::printf("replay: %zu inputs ran (and %zu custom-mutated variants), SIMD path %s\n", ran,
+                mutated_runs, simd.c_str());
   } else {
-    std::printf("replay: %zu inputs ran\n", ran);
+    std::printf("replay: %zu inputs ran, SIMD path %s\n", ran, simd.c_str());
   }
   return ok ? 0 : 2;
 }

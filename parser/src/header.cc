@@ -6,10 +6,10 @@
 
 #include "header_scanner.h"
 #include "json_syntax.h"
+#include "kernels/kernels.h"
 #include "layout.h"
 #include "little_endian.h"
 #include "message.h"
-#include "utf8.h"
 
 namespace stguard {
 namespace {
@@ -31,7 +31,8 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
 
   // Invalid UTF-8 anywhere outranks every other fault of the header text, so
   // it is checked first, in one pass; the scan then reads valid UTF-8 only.
-  const std::size_t bad = detail::find_invalid_utf8(header_begin, header_size);
+  const detail::Kernels& kernels = detail::kernels_for(options.simd);
+  const std::size_t bad = kernels.find_invalid_utf8(header_begin, header_size);
   if (bad != header_size) {
     return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
                  "header is not valid UTF-8 (invalid sequence starting here)"};
@@ -50,7 +51,7 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
       return fault;
     }
     std::optional<Error> syntax =
-        detail::find_json_syntax_error(header_begin, header_begin + header_size, 8);
+        detail::find_json_syntax_error(header_begin, header_begin + header_size, 8, kernels);
     if (syntax && (fault.reason != Reason::kHeaderNotJson || fault.offset != syntax->offset)) {
       return std::move(*syntax);
     }

@@ -24,7 +24,9 @@ ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
 
 HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
                              std::uint64_t file_base, const ParseOptions& options) noexcept
-    : lex_(begin, end, file_base), options_(options), limits_(scanner_limits(options)) {}
+    : lex_(begin, end, file_base, kernels_for(options.simd)),
+      options_(options),
+      limits_(scanner_limits(options)) {}
 
 HeaderScanner::~HeaderScanner() {
   if (!borrowed_spares_) return;

@@ -197,7 +197,7 @@ bool JsonLexer::read_string(std::string& scratch, StringValue& out) {
   bool escaped = false;
   out.has_nul = false;
   for (;;) {
-    p_ = find_string_stop(p_, end_);
+    p_ = wide_string_stop_ != nullptr ? wide_string_stop_(p_, end_) : find_string_stop(p_, end_);
     if (p_ >= end_) return fail_syntax(p_, "'\"' to close the string");
     const std::uint8_t c = *p_;
     if (c == '"') {
@@ -410,7 +410,7 @@ bool JsonLexer::comma_before_value() {
 
 std::string_view JsonLexer::string_at(const std::uint8_t* begin, const std::uint8_t* end,
                                       const std::uint8_t* quote, std::string& scratch) {
-  JsonLexer lexer(begin, end, 0);
+  JsonLexer lexer(begin, end, 0, kernels_for(SimdPath::kBaseline));
   lexer.p_ = quote;
   StringValue value;
   if (!lexer.read_string(scratch, value)) return {};  // not reached for a string read before

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <utility>
 
+#include "kernels/kernels.h"
 #include "little_endian.h"
 #include "stguard/error.h"
 
@@ -174,9 +175,15 @@ class JsonLexer {
   };
 
   // `begin`/`end` delimit the header bytes; `file_base` is the absolute file
-  // offset of `begin` (8), used for error offsets.
-  JsonLexer(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base) noexcept
-      : begin_(begin), end_(end), p_(begin), file_base_(file_base) {}
+  // offset of `begin` (8), used for error offsets. Strings are scanned with
+  // the `kernels` of the parse's SIMD path.
+  JsonLexer(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base,
+            const Kernels& kernels) noexcept
+      : begin_(begin),
+        end_(end),
+        p_(begin),
+        file_base_(file_base),
+        wide_string_stop_(kernels.find_string_stop) {}
   JsonLexer(const JsonLexer&) = delete;
   JsonLexer& operator=(const JsonLexer&) = delete;
 
@@ -301,6 +308,8 @@ class JsonLexer {
   const std::uint8_t* end_;
   const std::uint8_t* p_;
   std::uint64_t file_base_;
+  // Kernels::find_string_stop; nullptr: the inline baseline loop.
+  const std::uint8_t* (*wide_string_stop_)(const std::uint8_t*, const std::uint8_t*) noexcept;
   Error error_{};
   std::string skip_scratch_;  // strings skip_value reads and drops
 };

@@ -116,8 +116,8 @@ bool check_syntax(JsonLexer& lex) {
 }  // namespace
 
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
-                                            std::uint64_t file_base) {
-  JsonLexer lex(begin, end, file_base);
+                                            std::uint64_t file_base, const Kernels& kernels) {
+  JsonLexer lex(begin, end, file_base, kernels);
   if (check_syntax(lex)) return std::nullopt;
   return lex.take_error();
 }

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "kernels/kernels.h"
 #include "stguard/error.h"
 
 namespace stguard::detail {
@@ -29,8 +30,9 @@ namespace stguard::detail {
 // The first syntax error in the value that starts [begin, end) (after JSON
 // whitespace) as a kHeaderNotJson error, with offsets from `file_base`, the
 // absolute offset of `begin`; nullopt when that value is well-formed.
+// Strings are scanned with `kernels`.
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
-                                            std::uint64_t file_base);
+                                            std::uint64_t file_base, const Kernels& kernels);
 
 }  // namespace stguard::detail
 

@@ -98,6 +98,19 @@ TEST_F(CliTest, TopLevelHelpAndVersion) {
   const CliRun version = run_cli({"--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("stguard ", 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("\nSIMD path: "), std::string::npos) << version.out;
+}
+
+TEST_F(CliTest, SimdPathFromTheEnvironment) {
+  const CliRun forced = run_cli({"--version"}, {{"STGUARD_SIMD", "baseline"}});
+  EXPECT_EQ(forced.exit_code, 0);
+  EXPECT_NE(forced.out.find("SIMD path: baseline ("), std::string::npos) << forced.out;
+  // A typo is refused rather than taken silently as auto.
+  const CliRun typo = run_cli({"check", "x.safetensors"}, {{"STGUARD_SIMD", "avx-512"}});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("STGUARD_SIMD must be auto, baseline, avx2 or avx512, not 'avx-512'"),
+            std::string::npos)
+      << typo.err;
 }
 
 TEST_F(CliTest, SubcommandHelp) {

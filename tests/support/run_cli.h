@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/temp_dir.h"
@@ -32,8 +33,10 @@ inline std::string read_captured(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs `stguard args...`; a spawn or wait failure is a test failure.
-inline CliRun run_cli(const std::vector<std::string>& args) {
+// Runs `stguard args...` in this process's environment with `env` (NAME,
+// value pairs) set on top; a spawn or wait failure is a test failure.
+inline CliRun run_cli(const std::vector<std::string>& args,
+                      const std::vector<std::pair<std::string, std::string>>& env = {}) {
   const TempDir capture;
   const std::string out_path = capture.file("stdout");
   const std::string err_path = capture.file("stderr");
@@ -49,10 +52,22 @@ inline CliRun run_cli(const std::vector<std::string>& args) {
   for (std::string& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
 
+  std::vector<std::string> env_storage;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    bool overridden = false;
+    for (const auto& [name, value] : env) overridden |= entry.rfind(name + "=", 0) == 0;
+    if (!overridden) env_storage.push_back(entry);
+  }
+  for (const auto& [name, value] : env) env_storage.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& s : env_storage) envp.push_back(s.data());
+  envp.push_back(nullptr);
+
   CliRun run;
   pid_t pid = 0;
   const int spawn_error =
-      posix_spawn(&pid, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), environ);
+      posix_spawn(&pid, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (spawn_error != 0) {
     ADD_FAILURE() << "posix_spawn failed: " << spawn_error;

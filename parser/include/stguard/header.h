@@ -31,6 +31,7 @@
 #include "stguard/dtype.h"
 #include "stguard/error.h"
 #include "stguard/result.h"
+#include "stguard/simd.h"
 
 namespace stguard {
 
@@ -117,6 +118,9 @@ ResolvedLimits resolve_limits(Profile profile, const Limits& overrides) noexcept
 struct ParseOptions {
   Profile profile = Profile::kStrict;
   Limits limits;  // overrides of the profile's defaults; empty: the defaults
+  // The vector instructions of the hot loops (stguard/simd.h). Every path
+  // gives the same results; kAuto picks the fastest the CPU has.
+  SimdPath simd = SimdPath::kAuto;
 };
 
 // A tensor's dimensions: a view (std::span) that compares by value, with a

@@ -12,6 +12,7 @@
 // result.h  Result<T>
 // dtype.h   the 22 dtypes and their bit sizes
 // header.h  parse_header(): validate header bytes, strict or reference profile
+// simd.h    which vector instructions the parser uses (chosen at run time)
 // file.h    File: map or read a file, validate, get tensor bytes
 // writer.h  write_safetensors(): canonical output
 #ifndef STGUARD_STGUARD_H_
@@ -22,6 +23,7 @@
 #include "stguard/file.h"
 #include "stguard/header.h"
 #include "stguard/result.h"
+#include "stguard/simd.h"
 #include "stguard/writer.h"
 
 #endif  // STGUARD_STGUARD_H_
