@@ -71,13 +71,6 @@ bool HeaderScanner::scan(ScannedHeader& out) {
       out.details.reserve(expected_tensors);
       out.dims.reserve(expected_tensors * 2);
     }
-    if (!strict()) {
-      // The name table is probed at random, so it is sized for typical
-      // entries (~128 bytes) rather than the worst case: growing it
-      // re-inserts every name, but an oversized table misses the cache on
-      // every probe.
-      tensor_names_.reserve(header_size / 128);
-    }
   }
   const bool scanned = read_document(out);
   if (strict() && !names_ascending_) {
@@ -102,21 +95,27 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   return scanned;
 }
 
+bool HeaderScanner::names_still_ascending(std::string_view name, bool decoded) {
+  if (!names_ascending_) return false;
+  if (out_->tensors.size() == 1 || previous_name_ < name) {  // the first, or after the last
+    if (decoded) {
+      // Decoded names live in buffers that the next name reuses.
+      previous_name_copy_.assign(name);
+      previous_name_ = previous_name_copy_;
+    } else {
+      previous_name_ = name;  // in the header
+    }
+    return true;
+  }
+  names_ascending_ = false;
+  return false;
+}
+
 void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
   const std::size_t index = out_->tensors.size() - 1;  // the record just added
   if (names_ascending_) {
-    if (index == 0 || previous_name_ < name) {
-      if (decoded) {
-        // Decoded names live in buffers that the next name reuses.
-        previous_name_copy_.assign(name);
-        previous_name_ = previous_name_copy_;
-      } else {
-        previous_name_ = name;  // in the header
-      }
-      return;
-    }
+    if (names_still_ascending(name, decoded)) return;
     // Out of order: hash every name so far, and from now on each one.
-    names_ascending_ = false;
     name_hashes_.reserve(out_->tensors.capacity());
     std::string scratch;
     for (std::size_t i = 0; i < index; ++i) {
@@ -124,6 +123,21 @@ void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
     }
   }
   name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
+}
+
+void HeaderScanner::index_earlier_names() {
+  const std::size_t count = out_->tensors.size() - 1;  // all but the record just added
+  // The table is probed at random, so it is sized for typical entries (~128
+  // header bytes) rather than the worst case: growing it re-inserts every
+  // name, but an oversized table misses the cache on every probe.
+  const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
+  if (header_size / 64 <= limits_.max_tensors) tensor_names_.reserve(header_size / 128);
+  std::string scratch;
+  for (std::size_t i = 0; i < count; ++i) {
+    // Ascending names are all different: every one is new to the table.
+    tensor_names_.find_or_insert(out_->name(i, scratch), static_cast<std::uint32_t>(i),
+                                 [this](std::uint32_t j) { return out_->name(j, compare_scratch_); });
+  }
 }
 
 std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
@@ -213,7 +227,16 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
           // Repeated names are found after the scan (see scan()).
           note_name_for_repeats(name, key.decoded);
           if (!read_tensor_entry(tensor, name)) return false;
+        } else if (names_still_ascending(name, key.decoded)) {
+          // No earlier name can equal this one: nothing to merge, and no
+          // table to keep until the names leave their order.
+          if (!read_tensor_entry(tensor, name)) return false;
+          if (tensors.size() > limits_.max_tensors) return fail_too_many(key_at);
         } else {
+          if (!table_built_) {
+            index_earlier_names();
+            table_built_ = true;
+          }
           // The lookup comes after the entry is read so that the prefetched
           // hash slot has arrived by then (see NameIndex).
           const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);
