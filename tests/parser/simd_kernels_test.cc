@@ -158,7 +158,7 @@ TEST(SimdKernels, EveryPathAgreesOnRandomBytes) {
     // Mostly ASCII, as headers are, with a few high and control bytes.
     for (std::size_t i = 0; i < size; ++i) {
       const std::uint64_t r = next();
-      data[i] = r % 64 == 0 ? static_cast<std::uint8_t>(r >> 8) : 'a' + r % 26;
+      data[i] = static_cast<std::uint8_t>(r % 64 == 0 ? r >> 8 : 'a' + r % 26);
     }
     for (const Kernels* k : paths) {
       ASSERT_EQ(k->find_invalid_utf8(data.data(), size), naive_invalid_utf8(data.data(), size))
