@@ -236,11 +236,34 @@ inline void check_tight_limits(const std::uint8_t* data, std::size_t size, stgua
   }
 }
 
+// Every other SIMD path the CPU has (stguard/simd.h) reads the input exactly
+// as the path in use did: the same header, or the same error, message too.
+inline void check_simd_paths(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
+                             const stguard::Result<stguard::Header>& parsed) {
+  stguard::ParseOptions options;
+  options.profile = profile;
+  const stguard::SimdPath in_use = stguard::simd_path_in_use();
+  for (stguard::SimdPath path : stguard::supported_simd_paths()) {
+    if (path == in_use) continue;
+    options.simd = path;
+    const stguard::Result<stguard::Header> other =
+        stguard::parse(std::span<const std::uint8_t>(data, size), options);
+    check(other.has_value() == parsed.has_value(), "SIMD paths disagree on the verdict");
+    if (parsed) {
+      check(same_header(*other, *parsed), "SIMD paths read different headers");
+    } else {
+      check(same_error(other.error(), parsed.error()) &&
+                other.error().message == parsed.error().message,
+            "SIMD paths give different errors");
+    }
+  }
+}
+
 // The cross-checks for one profile, given parse_checked's result:
 // validate_header and parse_header_length agree with parse_header, the data
 // part is never read, a span shorter than the header it claims is kIoError
 // (never a read past it), error offsets follow error.h, the helpers agree,
-// and tighter limits only add rejections.
+// tighter limits only add rejections, and every SIMD path agrees.
 inline void check_cross(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
                         const stguard::Result<stguard::Header>& parsed) {
   stguard::ParseOptions options;
@@ -307,6 +330,7 @@ inline void check_cross(const std::uint8_t* data, std::size_t size, stguard::Pro
   }
 
   check_tight_limits(data, size, profile, parsed);
+  check_simd_paths(data, size, profile, parsed);
 }
 
 // Everything: check_profiles plus check_cross in both profiles.
