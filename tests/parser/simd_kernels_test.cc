@@ -170,7 +170,7 @@ TEST(SimdKernels, EveryPathAgreesOnRandomBytes) {
 }
 
 // Buffers whose last byte is the last readable byte of a page: a kernel that
-// loads past the end of its input faults here (masked loads must not).
+// loads past the end of its input faults here.
 TEST(SimdKernels, NoPathReadsPastTheEnd) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   void* mapped =

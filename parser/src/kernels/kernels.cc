@@ -103,9 +103,10 @@ SimdPath simd_path_in_use(SimdPath requested) noexcept {
 }
 
 namespace detail {
+namespace {
 
-const Kernels& kernels_for(SimdPath requested) noexcept {
-  switch (simd_path_in_use(requested)) {
+const Kernels& kernels_of(SimdPath path) noexcept {
+  switch (path) {
 #if defined(STGUARD_HAVE_AVX_KERNELS)
     case SimdPath::kAvx2:
       return kAvx2Kernels;
@@ -115,6 +116,15 @@ const Kernels& kernels_for(SimdPath requested) noexcept {
     default:
       return kBaselineKernels;
   }
+}
+
+}  // namespace
+
+const Kernels& kernels_for(SimdPath requested) noexcept {
+  // Every parse asks, twice; the usual answer is looked up once.
+  static const Kernels& automatic = kernels_of(automatic_path());
+  if (requested == SimdPath::kAuto) return automatic;
+  return kernels_of(best_supported_at_most(requested));
 }
 
 }  // namespace detail
