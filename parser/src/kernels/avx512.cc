@@ -1,9 +1,10 @@
 // The AVX-512 kernels (F and BW): 64-byte vectors and compares into mask
 // registers. Under 64 bytes from the end they hand over to the baseline's
 // loops. Masked loads could take those bytes in one step without reading past
-// the buffer, but AddressSanitizer checks a masked load lane by lane (64
-// checks), which cost fuzz_parse about a fifth of its speed on small inputs;
-// in a real header the tail is reached once, at its end.
+// the buffer, but AddressSanitizer checks a masked load lane by lane, and
+// fuzz inputs are so short that nearly every scan would end in one (see
+// docs/performance.md, fuzzing throughput); in a real header the tail is
+// reached once, at its end.
 #if defined(__x86_64__)
 
 #include <immintrin.h>
