@@ -135,8 +135,9 @@ void HeaderScanner::index_earlier_names() {
   std::string scratch;
   for (std::size_t i = 0; i < count; ++i) {
     // Ascending names are all different: every one is new to the table.
-    tensor_names_.find_or_insert(out_->name(i, scratch), static_cast<std::uint32_t>(i),
-                                 [this](std::uint32_t j) { return out_->name(j, compare_scratch_); });
+    tensor_names_.find_or_insert(
+        out_->name(i, scratch), static_cast<std::uint32_t>(i),
+        [this](std::uint32_t j) { return out_->name(j, compare_scratch_); });
   }
 }
 

@@ -431,9 +431,8 @@ void DuplicateKeys(RowTable& t) {
   {
     // Names in order until the last, which repeats an earlier one written
     // with an escape ("a\u0062" is "ab"): the repeat is found all the same.
-    const std::string h =
-        Obj({entry("a\\u0062", "U8", "2", 0, 2), entry("b", "U8", "2", 2, 4),
-             entry("c", "U8", "2", 4, 6), entry("ab", "I8", "2", 0, 2)});
+    const std::string h = Obj({entry("a\\u0062", "U8", "2", 0, 2), entry("b", "U8", "2", 2, 4),
+                               entry("c", "U8", "2", 4, 6), entry("ab", "I8", "2", 0, 2)});
     t.Add("TensorNameRepeatAfterNamesInOrder", make_file(h, 6),
           Reject(Reason::kDuplicateKey, header_at(h, "\"ab\"")), Accept(),
           Both(ExpectNames({"ab", "b", "c"}), ExpectTensor("ab", Dtype::kI8, {2}, 0, 2)));
