@@ -27,7 +27,7 @@ enum class SimdPath : std::uint8_t {
   kAuto,      // STGUARD_SIMD if set, else the best path the CPU has
   kBaseline,  // SSE2 on x86-64 (part of the architecture); 8-byte words elsewhere
   kAvx2,      // 32-byte vectors (x86-64 with AVX2)
-  kAvx512,    // 64-byte vectors and masked loads (x86-64 with AVX-512 F and BW)
+  kAvx512,    // 64-byte vectors and mask registers (x86-64 with AVX-512 F and BW)
 };
 
 // "auto", "baseline", "avx2", "avx512".
