@@ -29,16 +29,30 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
   const std::uint8_t* header_begin = bytes.data() + 8;
   const auto header_size = static_cast<std::size_t>(n);
 
-  // Invalid UTF-8 anywhere outranks every other fault of the header text, so
-  // it is checked first, in one pass; the scan then reads valid UTF-8 only.
+  // Invalid UTF-8 anywhere outranks every other fault of the header text.
+  // A small header is checked first, in one pass: that settles the third of
+  // fuzzed inputs that are random bytes without setting up a scan. In a
+  // larger one the scan does the work: it reads every byte outside a string
+  // as ASCII grammar and notes whether a string held a non-ASCII byte, so a
+  // header it reads whole without one is ASCII, valid UTF-8. After a fault or
+  // a non-ASCII byte the full check runs, and its verdict wins.
   const detail::Kernels& kernels = detail::kernels_for(options.simd);
-  const std::size_t bad = kernels.find_invalid_utf8(header_begin, header_size);
-  if (bad != header_size) {
+  auto utf8_fault = [&]() -> std::optional<Error> {
+    const std::size_t bad = kernels.find_invalid_utf8(header_begin, header_size);
+    if (bad == header_size) return std::nullopt;
     return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
                  "header is not valid UTF-8 (invalid sequence starting here)"};
+  };
+  const bool checked_first = header_size < detail::kUtf8CheckFirstBelow;
+  if (checked_first) {
+    if (auto fault = utf8_fault()) return fault;
   }
   detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
-  if (!scanner.scan(out)) {
+  const bool scanned = scanner.scan(out);
+  if (!checked_first && (!scanned || scanner.saw_non_ascii())) {
+    if (auto fault = utf8_fault()) return fault;
+  }
+  if (!scanned) {
     Error fault = scanner.take_error();
     // A syntax error in the header's value outranks every other fault but
     // strict's check of the first byte (docs/reasons.md, "Order of checks").
@@ -164,32 +178,24 @@ Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t f
   header.header_len = *n;
   header.file_size = file_size;
   header.metadata = std::move(scanned.metadata);
-  // Every name and every shape go into one buffer each, which the tensors
-  // view: two allocations per header instead of two per tensor.
+  // The scan put every name and every dimension into one buffer each, which
+  // the tensors view: two allocations per header instead of two per tensor.
   auto storage = std::make_shared<HeaderStorage>();
-  std::string scratch;  // unused: with details kept, names are never read again
-  std::size_t name_bytes = 0;
-  for (const detail::TensorDetail& d : scanned.details) {
-    name_bytes += static_cast<std::size_t>(d.name_len);
-  }
-  storage->names.reserve(name_bytes);
-  for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
-    storage->names.append(scanned.name(i, scratch));
-  }
-  storage->dims.assign(scanned.dims.begin(), scanned.dims.end());
-  header.tensors.resize(scanned.tensors.size());
-  const char* name_at = storage->names.data();
+  storage->names = std::move(scanned.name_arena);
+  storage->dims = std::move(scanned.dims);
+  header.tensors.reserve(scanned.tensors.size());
   for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
     const detail::TensorRecord& r = scanned.tensors[i];
     const detail::TensorDetail& d = scanned.details[i];
-    TensorInfo& t = header.tensors[i];
-    t.name = std::string_view(name_at, static_cast<std::size_t>(d.name_len));
-    name_at += d.name_len;
-    t.shape = Shape(storage->dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank));
-    t.begin = r.begin;
-    t.end = r.end;
-    t.header_offset = r.header_offset;
-    t.dtype = r.dtype;
+    header.tensors.push_back(TensorInfo{
+        .name = std::string_view(storage->names.data() + d.name_pos,
+                                 static_cast<std::size_t>(d.name_len)),
+        .shape = Shape(storage->dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)),
+        .begin = r.begin,
+        .end = r.end,
+        .header_offset = r.header_offset,
+        .dtype = r.dtype,
+    });
   }
   header.storage = std::move(storage);
   return header;

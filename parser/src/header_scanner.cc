@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::string_view kMetadataKey = "__metadata__";
 constexpr std::size_t kUsualMetadataEntries = 4;
+constexpr std::size_t kReserveNamesFrom = 64 * 1024;
 
 ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
   ResolvedLimits limits = resolve_limits(options.profile, options.limits);
@@ -70,6 +71,9 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     if (out.keep_details) {
       out.details.reserve(expected_tensors);
       out.dims.reserve(expected_tensors * 2);
+      // Names are about a third of a typical header. Small headers (and the
+      // fuzzers' inputs, mostly rejected) let it grow from empty instead.
+      if (header_size >= kReserveNamesFrom) out.name_arena.reserve(header_size / 3);
     }
   }
   const bool scanned = read_document(out);
@@ -144,9 +148,7 @@ void HeaderScanner::index_earlier_names() {
 std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
   if (keep_details) {
     const TensorDetail& d = details[index];
-    const char* base =
-        d.name_in_arena ? name_arena.data() : reinterpret_cast<const char*>(header_begin);
-    return {base + d.name_pos, static_cast<std::size_t>(d.name_len)};
+    return {name_arena.data() + d.name_pos, static_cast<std::size_t>(d.name_len)};
   }
   const std::uint8_t* quote = header_begin + (tensors[index].header_offset - file_base);
   return JsonLexer::string_at(header_begin, header_end, quote, scratch);
@@ -207,22 +209,19 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         // A stable view of the name for the rest of this entry: in the header,
         // or copied when decoded from escapes (key_scratch_ is reused below).
         std::string_view name = key.text;
+        if (key.decoded) {
+          name_scratch_.assign(key.text);
+          name = name_scratch_;
+        }
         if (out.keep_details) {
+          // Copied while the bytes are in cache; parse_header's names are
+          // this buffer. (Not `name` for the rest of the entry: the buffer
+          // moves as it grows.)
           TensorDetail& detail = out.details.emplace_back();
           detail_ = &detail;
           detail.name_len = key.text.size();
-          if (key.decoded) {
-            detail.name_in_arena = true;
-            detail.name_pos = out.name_arena.size();
-            out.name_arena.append(key.text);
-          } else {
-            detail.name_pos = static_cast<std::uint64_t>(
-                reinterpret_cast<const std::uint8_t*>(key.text.data()) - lex_.begin());
-          }
-          name = out.name(new_index, name_scratch_);
-        } else if (key.decoded) {
-          name_scratch_.assign(key.text);
-          name = name_scratch_;
+          detail.name_pos = out.name_arena.size();
+          out.name_arena.append(key.text);
         }
         if (strict()) {
           // Repeated names are found after the scan (see scan()).

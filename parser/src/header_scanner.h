@@ -8,7 +8,8 @@
 // The result is the compact ScannedHeader (scanned_header.h). Semantic
 // checks that need the whole header (sizes, layout) are in layout.cc.
 //
-// Precondition: the header text is valid UTF-8 (see json_lexer.h). Whatever
+// UTF-8 is the caller's to check (json_lexer.h): the scanner reads invalid
+// UTF-8 without harm, and notes whether it saw any non-ASCII byte. Whatever
 // the input, the scanner never reads outside [begin, end).
 #ifndef STGUARD_SRC_HEADER_SCANNER_H_
 #define STGUARD_SRC_HEADER_SCANNER_H_
@@ -54,6 +55,9 @@ class HeaderScanner {
   bool scan(ScannedHeader& out);
 
   Error take_error() { return lex_.take_error(); }
+  // See JsonLexer::saw_non_ascii: false after a whole scan means the header
+  // is ASCII.
+  bool saw_non_ascii() const noexcept { return lex_.saw_non_ascii(); }
 
  private:
   using StringValue = JsonLexer::StringValue;
@@ -67,7 +71,9 @@ class HeaderScanner {
   // The entry as writers emit it, {"dtype":"..","shape":[..],"data_offsets":[..,..]}
   // without whitespace, read in straight-line code. Returns false, having
   // consumed and recorded nothing, for anything else (faults included): the
-  // general reader then takes the entry.
+  // general reader then takes the entry. kKeepDims: details are kept
+  // (detail_ is set), so the dimensions go to ScannedHeader::dims.
+  template <bool kKeepDims>
   bool read_compact_entry(TensorRecord& tensor);
   bool read_tensor_object(TensorRecord& tensor, std::string_view name);
   // Reference profile only: the entry as the array [dtype, shape, data_offsets].

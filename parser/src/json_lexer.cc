@@ -197,9 +197,13 @@ bool JsonLexer::read_string(std::string& scratch, StringValue& out) {
   bool escaped = false;
   out.has_nul = false;
   for (;;) {
-    p_ = wide_string_stop_ != nullptr ? wide_string_stop_(p_, end_) : find_string_stop(p_, end_);
+    p_ = next_string_stop(p_);
     if (p_ >= end_) return fail_syntax(p_, "'\"' to close the string");
     const std::uint8_t c = *p_;
+    if (c >= 0x80) {
+      saw_non_ascii_ = true;  // from now on, non-ASCII bytes do not stop the scan
+      continue;
+    }
     if (c == '"') {
       if (!escaped) {
         out.text = std::string_view(reinterpret_cast<const char*>(run),

@@ -4,11 +4,13 @@
 // would read them, and records the first fault as an Error with its reason,
 // absolute file offset and message. It knows JSON, not safetensors.
 //
-// Precondition: the bytes are valid UTF-8. Invalid UTF-8 anywhere outranks
-// every other fault of the header, so the caller (header.cc) checks it first,
-// in one pass, and the lexer never sees it; strings then take non-ASCII bytes
-// as plain content (a non-ASCII byte outside a string is a syntax fault).
-// Whatever the input, the lexer never reads outside [begin, end).
+// UTF-8: invalid UTF-8 anywhere outranks every other fault of the header. The
+// lexer does not decode UTF-8: a non-ASCII byte outside a string is a syntax
+// fault, inside one plain content, and the lexer notes whether it saw one
+// (saw_non_ascii). The caller (header.cc) runs the full UTF-8 check after a
+// fault or when one was seen, and its verdict then wins; until then the
+// lexer's reading of invalid UTF-8 is harmless and thrown away. Whatever the
+// input, the lexer never reads outside [begin, end).
 //
 // The word-at-a-time helpers (find_string_stop, read_plain_u64, matches) are
 // inline here, not in json_lexer.cc: the grammar's compact-entry reader runs
@@ -59,8 +61,11 @@ inline bool starts_value(int c) noexcept {
 }
 
 // The first byte in [p, end) that a string scan must look at: '"', '\\' or a
-// control byte (< 0x20); or end. Non-ASCII bytes are plain string content:
-// the header's UTF-8 is validated before the scan.
+// control byte (< 0x20), and with kStopAtNonAscii also a non-ASCII byte
+// (>= 0x80); or end. Otherwise non-ASCII bytes are plain string content. The
+// scan looks for the first non-ASCII byte of the header (see JsonLexer) and
+// after it takes them as content.
+template <bool kStopAtNonAscii = false>
 [[gnu::always_inline]] inline const std::uint8_t* find_string_stop(
     const std::uint8_t* p, const std::uint8_t* end) noexcept {
 #if defined(__SSE2__)
@@ -72,19 +77,24 @@ inline bool starts_value(int c) noexcept {
     std::memcpy(&x, p, sizeof x);
     // x <= 0x1F as unsigned bytes: min(x, 0x1F) == x.
     const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(x, last_control), x);
-    const __m128i stops =
+    __m128i stops =
         _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), control);
+    if constexpr (kStopAtNonAscii) stops = _mm_or_si128(stops, x);  // the high bit of x
     const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
     if (mask != 0) return p + __builtin_ctz(mask);
     p += 16;
   }
 #endif
   while (end - p >= 8) {
-    const std::uint64_t mask = string_stop_mask(load_le64(p));
+    const std::uint64_t w = load_le64(p);
+    std::uint64_t mask = string_stop_mask(w);
+    if constexpr (kStopAtNonAscii) mask |= w & 0x8080808080808080ULL;
     if (mask != 0) return p + __builtin_ctzll(mask) / 8;
     p += 8;
   }
-  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20) ++p;
+  while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && (!kStopAtNonAscii || *p < 0x80)) {
+    ++p;
+  }
   return p;
 }
 
@@ -183,7 +193,8 @@ class JsonLexer {
         end_(end),
         p_(begin),
         file_base_(file_base),
-        wide_string_stop_(kernels.find_string_stop) {}
+        wide_string_stop_(kernels.find_string_stop),
+        wide_ascii_string_stop_(kernels.find_ascii_string_stop) {}
   JsonLexer(const JsonLexer&) = delete;
   JsonLexer& operator=(const JsonLexer&) = delete;
 
@@ -259,6 +270,12 @@ class JsonLexer {
   // into `scratch`, which then holds out.text.
   bool read_string(std::string& scratch, StringValue& out);
 
+  // Whether a string read so far held a non-ASCII byte. Every byte outside a
+  // string is ASCII or a fault (the grammar matches ASCII only), so a header
+  // read without fault and without one is all ASCII: valid UTF-8 without a
+  // separate pass over it (header.cc).
+  bool saw_non_ascii() const noexcept { return saw_non_ascii_; }
+
   // Matches a key written without escapes, quotes included, e.g. "\"dtype\"".
   // A template so the compare has a constant length and is inlined.
   template <std::size_t N>
@@ -308,8 +325,23 @@ class JsonLexer {
   const std::uint8_t* end_;
   const std::uint8_t* p_;
   std::uint64_t file_base_;
-  // Kernels::find_string_stop; nullptr: the inline baseline loop.
-  const std::uint8_t* (*wide_string_stop_)(const std::uint8_t*, const std::uint8_t*) noexcept;
+  // The next byte a string scan must look at: until the first non-ASCII
+  // byte, non-ASCII ones too; after it, they are content (a string of
+  // non-ASCII text stops once, not at every byte).
+  const std::uint8_t* next_string_stop(const std::uint8_t* p) const noexcept {
+    if (saw_non_ascii_) {
+      return wide_string_stop_ != nullptr ? wide_string_stop_(p, end_) : find_string_stop(p, end_);
+    }
+    return wide_ascii_string_stop_ != nullptr ? wide_ascii_string_stop_(p, end_)
+                                              : find_string_stop<true>(p, end_);
+  }
+
+  // Kernels::find_string_stop and find_ascii_string_stop; nullptr: the
+  // inline baseline loops.
+  using StringStop = const std::uint8_t* (*)(const std::uint8_t*, const std::uint8_t*) noexcept;
+  StringStop wide_string_stop_;
+  StringStop wide_ascii_string_stop_;
+  bool saw_non_ascii_ = false;
   Error error_{};
   std::string skip_scratch_;  // strings skip_value reads and drops
 };

@@ -34,11 +34,10 @@ struct TensorRecord {
 // What only parse_header needs, kept when ScannedHeader::keep_details is set:
 // where the name and the shape are.
 struct TensorDetail {
-  std::uint64_t name_pos = 0;  // into the header bytes, or the name arena
+  std::uint64_t name_pos = 0;  // into ScannedHeader::name_arena
   std::uint64_t name_len = 0;
   std::uint64_t shape_pos = 0;  // into ScannedHeader::dims
   std::uint64_t rank = 0;
-  bool name_in_arena = false;  // the name had escapes and was decoded
 };
 
 // The pools (recycle.h) of ScannedHeader's vectors.
@@ -73,8 +72,11 @@ struct ScannedHeader {
   bool keep_details = false;          // set by the caller before the scan
   std::vector<TensorRecord> tensors;  // document order (reference: dups merged)
   std::vector<TensorDetail> details;  // parallel to tensors when keep_details
-  std::string name_arena;             // decoded names that had escapes
-  std::vector<std::uint64_t> dims;    // all shapes, back to back (keep_details)
+  // Every tensor name, unescaped, back to back (keep_details). In the
+  // reference profile an entry replaced by a later one of the same name
+  // leaves its copy here unused.
+  std::string name_arena;
+  std::vector<std::uint64_t> dims;  // all shapes, back to back (keep_details)
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
 
   // The unescaped name of tensors[index]. Without details it is read again

@@ -25,7 +25,11 @@ void store_count(const ElementCount& count, TensorRecord& tensor) noexcept {
 
 bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
   const int c = lex_.peek();
-  if (c == '{') return read_compact_entry(tensor) || read_tensor_object(tensor, name);
+  if (c == '{') {
+    const bool compact =
+        detail_ != nullptr ? read_compact_entry<true>(tensor) : read_compact_entry<false>(tensor);
+    return compact || read_tensor_object(tensor, name);
+  }
   if (c == '[' && !strict()) return read_tensor_array(tensor, name);
   if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
   return lex_.fail(Reason::kTensorInvalid, lex_.pos(),
@@ -33,6 +37,7 @@ bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view nam
                            " must be an object with dtype, shape and data_offsets"));
 }
 
+template <bool kKeepDims>
 bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   // Every load below is checked against the end first; near the end of the
   // header this gives up and the general reader takes over.
@@ -53,12 +58,10 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
   q += 11;
 
-  std::vector<std::uint64_t>* dims = detail_ != nullptr ? &out_->dims : nullptr;
-  const std::size_t dims_before = dims != nullptr ? dims->size() : 0;
-  auto give_up = [&] {
-    if (dims != nullptr) dims->resize(dims_before);
-    return false;
-  };
+  // Kept dimensions go to ScannedHeader::dims only once the entry is known to
+  // be compact: up to kMaxCompactRank of them, more are the general reader's.
+  constexpr std::uint64_t kMaxCompactRank = 8;
+  std::uint64_t dims[kMaxCompactRank];
   ElementCount count;
   std::uint64_t rank = 0;
   if (!room(q, 1)) return false;
@@ -67,37 +70,41 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   } else {
     for (;;) {
       // The rank cap is the general reader's to report.
-      if (rank >= limits_.max_rank || !room(q, 24)) return give_up();
+      if (rank >= limits_.max_rank || !room(q, 24)) return false;
       std::uint64_t dim;
       const std::uint8_t* after = read_plain_u64(q, dim);
-      if (after == nullptr) return give_up();
-      if (dims != nullptr) dims->push_back(dim);
-      ++rank;
+      if (after == nullptr) return false;
+      if constexpr (kKeepDims) {
+        if (rank == kMaxCompactRank) return false;
+        dims[rank] = dim;
+      }
       count.add(dim, options_.profile);
+      ++rank;
       q = after + 1;
       if (*after == ']') break;
-      if (*after != ',') return give_up();
+      if (*after != ',') return false;
     }
   }
 
-  if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return give_up();
+  if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return false;
   q += 17;
   std::uint64_t begin;
   const std::uint8_t* after = read_plain_u64(q, begin);
-  if (after == nullptr || *after != ',') return give_up();
+  if (after == nullptr || *after != ',') return false;
   q = after + 1;
   std::uint64_t end;
-  if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return give_up();
-  if (!room(after, 2) || after[0] != ']' || after[1] != '}') return give_up();
+  if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return false;
+  if (!room(after, 2) || after[0] != ']' || after[1] != '}') return false;
 
   lex_.set_pos(after + 2);
   tensor.dtype = *dtype;
   tensor.begin = begin;
   tensor.end = end;
   store_count(count, tensor);
-  if (dims != nullptr) {
-    detail_->shape_pos = dims_before;
+  if constexpr (kKeepDims) {
+    detail_->shape_pos = out_->dims.size();
     detail_->rank = rank;
+    out_->dims.insert(out_->dims.end(), dims, dims + rank);
   }
   return true;
 }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "parser/src/kernels/kernels.h"
 #include "tests/support/file_builder.h"
 #include "tests/support/test_util.h"
 
@@ -468,15 +469,18 @@ TEST(LargeHeader, StringStopsAfterNonAscii) {
 
 // The UTF-8 check skips ASCII in blocks of 64 and 8 bytes: an invalid byte is
 // found at every position within them and in the bytes after the last block,
-// after ASCII only or after a valid character, whatever follows it.
+// after ASCII only or after a valid character, whatever follows it. The last
+// header is long enough that the scan runs before the check (kernels.h).
 TEST(LargeHeader, InvalidUtf8AtEveryPosition) {
+  const std::string long_tail(stguard::detail::kUtf8CheckFirstBelow, ' ');
   for (const std::string before : {"", "\xC3\xA9", "\xF0\x9F\x98\x80"}) {
     for (std::size_t k = 0; k <= 140; ++k) {
       for (const std::string bad : {"\xFF", "\xC3"}) {
         const std::string prefix = "{\"" + before + std::string(k, 'a');
         SCOPED_TRACE(std::to_string(k) + " bytes of ASCII after " + std::to_string(before.size()));
         for (const std::string& header :
-             {prefix + bad, prefix + bad + "\":1}" + std::string(70, ' ')}) {
+             {prefix + bad, prefix + bad + "\":1}" + std::string(70, ' '),
+              prefix + bad + "\":1}" + long_tail}) {
           for (const Profile profile : kBoth) {
             ExpectRejects(file_of(header, 0), profile, Reason::kHeaderNotUtf8, 8 + prefix.size());
           }
@@ -503,6 +507,75 @@ TEST(LargeHeader, InvalidUtf8OutranksEarlierFaults) {
     const std::string faulty = h.text();
     for (const Profile profile : kBoth) {
       ExpectRejects(file_of(h), profile, Reason::kHeaderNotUtf8, header_at(faulty, "\"bad") + 4);
+    }
+  }
+}
+
+// parse_header keeps every shape: of each rank up to past the compact
+// reader's 8 dimensions (more go to the general reader), in entries of each
+// form, among names of a large header.
+TEST(LargeHeader, ShapesOfEveryRankReadBack) {
+  LargeHeader h;
+  std::vector<std::vector<std::uint64_t>> shapes;
+  for (std::size_t i = 0; i < h.entries.size(); ++i) {
+    const std::size_t rank = i % 13;
+    std::vector<std::uint64_t> shape;
+    std::string text;
+    std::uint64_t elements = 1;
+    for (std::size_t d = 0; d < rank; ++d) {
+      shape.push_back(1 + (i + d) % 3);
+      elements *= shape.back();
+      text += (d == 0 ? "" : ",") + std::to_string(shape.back());
+    }
+    // Every fourth entry with a space, which the compact reader leaves to
+    // the general one.
+    const std::string space = i % 4 == 0 ? " " : "";
+    h.entries[i].value =
+        R"({"dtype":"U8","shape":[)" + text + "]," + space + R"("data_offsets":[{B},{E}]})";
+    h.entries[i].bytes = elements;
+    shapes.push_back(std::move(shape));
+  }
+  const File file = file_of(h);
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    ASSERT_EQ(header->tensors.size(), shapes.size());
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      ASSERT_EQ(header->tensors[i].shape, shapes[i]) << "tensor " << i;
+      ASSERT_EQ(header->tensors[i].name, name_of(i)) << "tensor " << i;
+    }
+  }
+}
+
+// The scan stops at the header's first non-ASCII byte and from then on takes
+// them as string content; the full UTF-8 check then runs over the header.
+// Valid non-ASCII names, short and long, are read back unchanged, and an
+// invalid sequence after the first non-ASCII byte is still found, on every
+// SIMD path.
+TEST(LargeHeader, NonAsciiAfterTheFirstIsContentAndStillChecked) {
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += "\xE5\x90\x8D";  // U+540D, 120 bytes in all
+  for (const stguard::SimdPath path : stguard::supported_simd_paths()) {
+    SCOPED_TRACE(std::string(stguard::simd_path_name(path)));
+    LargeHeader h;
+    h.entries[10].name = "caf\xC3\xA9." + name_of(10);
+    h.entries[3000].name = name_of(3000) + long_text;
+    const File file = file_of(h);
+    for (const Profile profile : kBoth) {
+      stguard::ParseOptions options = options_for(profile);
+      options.simd = path;
+      const auto header = ExpectAccepts(file, options);
+      ASSERT_TRUE(header.has_value());
+      EXPECT_EQ(header->tensors[10].name, h.entries[10].name);
+      EXPECT_EQ(header->tensors[3000].name, h.entries[3000].name);
+    }
+    h.entries[4000].name = name_of(4000) + long_text + "\xC3(";  // a lead byte, then ASCII
+    const std::string text = h.text();
+    const File bad = file_of(h);
+    for (const Profile profile : kBoth) {
+      stguard::ParseOptions options = options_for(profile);
+      options.simd = path;
+      ExpectRejects(bad, options, Reason::kHeaderNotUtf8, header_at(text, "\xC3("));
     }
   }
 }

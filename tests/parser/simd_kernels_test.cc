@@ -61,10 +61,24 @@ std::size_t naive_string_stop(const std::uint8_t* p, std::size_t size) {
   return size;
 }
 
+std::size_t naive_ascii_string_stop(const std::uint8_t* p, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) {
+    if (p[i] == '"' || p[i] == '\\' || p[i] < 0x20 || p[i] >= 0x80) return i;
+  }
+  return size;
+}
+
 std::size_t string_stop(const Kernels& k, const std::uint8_t* p, std::size_t size) {
   const std::uint8_t* stop = k.find_string_stop != nullptr
                                  ? k.find_string_stop(p, p + size)
                                  : stguard::detail::find_string_stop_baseline(p, p + size);
+  return static_cast<std::size_t>(stop - p);
+}
+
+std::size_t ascii_string_stop(const Kernels& k, const std::uint8_t* p, std::size_t size) {
+  const std::uint8_t* stop = k.find_ascii_string_stop != nullptr
+                                 ? k.find_ascii_string_stop(p, p + size)
+                                 : stguard::detail::find_ascii_string_stop_baseline(p, p + size);
   return static_cast<std::size_t>(stop - p);
 }
 
@@ -131,11 +145,15 @@ TEST(SimdKernels, EveryPathAgreesWithTheDefinitionsOnPlantedBytes) {
           std::memcpy(data + at, plant.data(), std::min(plant.size(), size - at));
           const std::size_t want_utf8 = naive_invalid_utf8(data, size);
           const std::size_t want_stop = naive_string_stop(data, size);
+          const std::size_t want_ascii_stop = naive_ascii_string_stop(data, size);
           for (const Kernels* k : paths) {
             ASSERT_EQ(k->find_invalid_utf8(data, size), want_utf8)
                 << simd_path_name(k->path) << " size " << size << " at " << at << " plant "
                 << int{plant[0]};
             ASSERT_EQ(string_stop(*k, data, size), want_stop)
+                << simd_path_name(k->path) << " size " << size << " at " << at << " plant "
+                << int{plant[0]};
+            ASSERT_EQ(ascii_string_stop(*k, data, size), want_ascii_stop)
                 << simd_path_name(k->path) << " size " << size << " at " << at << " plant "
                 << int{plant[0]};
           }
@@ -165,6 +183,9 @@ TEST(SimdKernels, EveryPathAgreesOnRandomBytes) {
           << simd_path_name(k->path) << " round " << round;
       ASSERT_EQ(string_stop(*k, data.data(), size), naive_string_stop(data.data(), size))
           << simd_path_name(k->path) << " round " << round;
+      ASSERT_EQ(ascii_string_stop(*k, data.data(), size),
+                naive_ascii_string_stop(data.data(), size))
+          << simd_path_name(k->path) << " round " << round;
     }
   }
 }
@@ -184,6 +205,7 @@ TEST(SimdKernels, NoPathReadsPastTheEnd) {
     for (std::size_t size = 0; size <= 300; ++size) {
       EXPECT_EQ(k->find_invalid_utf8(end - size, size), size) << simd_path_name(k->path);
       EXPECT_EQ(string_stop(*k, end - size, size), size) << simd_path_name(k->path);
+      EXPECT_EQ(ascii_string_stop(*k, end - size, size), size) << simd_path_name(k->path);
     }
   }
   munmap(mapped, 2 * page);

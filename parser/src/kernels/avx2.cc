@@ -42,8 +42,11 @@ STGUARD_TARGET_AVX2 std::size_t find_invalid_utf8_avx2(const std::uint8_t* data,
   return find_invalid_utf8_with<find_non_ascii_avx2>(data, size);
 }
 
-STGUARD_TARGET_AVX2 const std::uint8_t* find_string_stop_avx2(const std::uint8_t* p,
-                                                              const std::uint8_t* end) noexcept {
+namespace {
+
+template <bool kStopAtNonAscii>
+STGUARD_TARGET_AVX2 [[gnu::always_inline]] inline const std::uint8_t* string_stop_avx2(
+    const std::uint8_t* p, const std::uint8_t* end) noexcept {
   const __m256i quote = _mm256_set1_epi8('"');
   const __m256i backslash = _mm256_set1_epi8('\\');
   const __m256i last_control = _mm256_set1_epi8(0x1F);
@@ -51,13 +54,27 @@ STGUARD_TARGET_AVX2 const std::uint8_t* find_string_stop_avx2(const std::uint8_t
     const __m256i x = load32(p);
     // x <= 0x1F as unsigned bytes: min(x, 0x1F) == x.
     const __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, last_control), x);
-    const __m256i stops = _mm256_or_si256(
+    __m256i stops = _mm256_or_si256(
         _mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, backslash)), control);
+    if constexpr (kStopAtNonAscii) stops = _mm256_or_si256(stops, x);  // the high bit of x
     const auto mask = static_cast<unsigned>(_mm256_movemask_epi8(stops));
     if (mask != 0) return p + __builtin_ctz(mask);
     p += 32;
   }
-  return find_string_stop(p, end);  // under 32 bytes left: the baseline's 16 and words
+  // Under 32 bytes left: the baseline's 16 and words.
+  return find_string_stop<kStopAtNonAscii>(p, end);
+}
+
+}  // namespace
+
+STGUARD_TARGET_AVX2 const std::uint8_t* find_string_stop_avx2(const std::uint8_t* p,
+                                                              const std::uint8_t* end) noexcept {
+  return string_stop_avx2<false>(p, end);
+}
+
+STGUARD_TARGET_AVX2 const std::uint8_t* find_ascii_string_stop_avx2(
+    const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  return string_stop_avx2<true>(p, end);
 }
 
 }  // namespace stguard::detail

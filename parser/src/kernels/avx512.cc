@@ -46,20 +46,36 @@ STGUARD_TARGET_AVX512 std::size_t find_invalid_utf8_avx512(const std::uint8_t* d
   return find_invalid_utf8_with<find_non_ascii_avx512>(data, size);
 }
 
-STGUARD_TARGET_AVX512 const std::uint8_t* find_string_stop_avx512(
+namespace {
+
+template <bool kStopAtNonAscii>
+STGUARD_TARGET_AVX512 [[gnu::always_inline]] inline const std::uint8_t* string_stop_avx512(
     const std::uint8_t* p, const std::uint8_t* end) noexcept {
   const __m512i quote = _mm512_set1_epi8('"');
   const __m512i backslash = _mm512_set1_epi8('\\');
   const __m512i first_printable = _mm512_set1_epi8(0x20);
   while (end - p >= 64) {
     const __m512i x = load64(p);
-    const __mmask64 stops = _mm512_cmpeq_epi8_mask(x, quote) |
-                            _mm512_cmpeq_epi8_mask(x, backslash) |
-                            _mm512_cmplt_epu8_mask(x, first_printable);
+    __mmask64 stops = _mm512_cmpeq_epi8_mask(x, quote) | _mm512_cmpeq_epi8_mask(x, backslash) |
+                      _mm512_cmplt_epu8_mask(x, first_printable);
+    if constexpr (kStopAtNonAscii) stops |= _mm512_movepi8_mask(x);
     if (stops != 0) return p + __builtin_ctzll(stops);
     p += 64;
   }
-  return find_string_stop(p, end);  // under 64 bytes left: the baseline's 16 and words
+  // Under 64 bytes left: the baseline's 16 and words.
+  return find_string_stop<kStopAtNonAscii>(p, end);
+}
+
+}  // namespace
+
+STGUARD_TARGET_AVX512 const std::uint8_t* find_string_stop_avx512(
+    const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  return string_stop_avx512<false>(p, end);
+}
+
+STGUARD_TARGET_AVX512 const std::uint8_t* find_ascii_string_stop_avx512(
+    const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  return string_stop_avx512<true>(p, end);
 }
 
 }  // namespace stguard::detail

@@ -38,4 +38,9 @@ const std::uint8_t* find_string_stop_baseline(const std::uint8_t* p,
   return find_string_stop(p, end);
 }
 
+const std::uint8_t* find_ascii_string_stop_baseline(const std::uint8_t* p,
+                                                    const std::uint8_t* end) noexcept {
+  return find_string_stop<true>(p, end);
+}
+
 }  // namespace stguard::detail

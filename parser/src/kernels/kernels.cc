@@ -10,13 +10,14 @@ namespace {
 
 using detail::Kernels;
 
-constexpr Kernels kBaselineKernels{SimdPath::kBaseline, detail::find_invalid_utf8_baseline,
+constexpr Kernels kBaselineKernels{SimdPath::kBaseline, detail::find_invalid_utf8_baseline, nullptr,
                                    nullptr};
 #if defined(STGUARD_HAVE_AVX_KERNELS)
 constexpr Kernels kAvx2Kernels{SimdPath::kAvx2, detail::find_invalid_utf8_avx2,
-                               detail::find_string_stop_avx2};
+                               detail::find_string_stop_avx2, detail::find_ascii_string_stop_avx2};
 constexpr Kernels kAvx512Kernels{SimdPath::kAvx512, detail::find_invalid_utf8_avx512,
-                                 detail::find_string_stop_avx512};
+                                 detail::find_string_stop_avx512,
+                                 detail::find_ascii_string_stop_avx512};
 #endif
 
 // The paths this CPU can run, best last. __builtin_cpu_supports also asks

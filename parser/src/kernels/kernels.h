@@ -27,7 +27,17 @@ struct Kernels {
   // nullptr on the baseline path, whose loop the lexer inlines
   // (json_lexer.h's find_string_stop): a call costs more than short strings.
   const std::uint8_t* (*find_string_stop)(const std::uint8_t* p, const std::uint8_t* end) noexcept;
+  // The same, stopping at non-ASCII bytes (>= 0x80) too: the scan's search
+  // until the header's first non-ASCII byte (json_lexer.h). nullptr on the
+  // baseline path, as above.
+  const std::uint8_t* (*find_ascii_string_stop)(const std::uint8_t* p,
+                                                const std::uint8_t* end) noexcept;
 };
+
+// Headers shorter than this get the UTF-8 check before the scan; in longer
+// ones the scan looks for non-ASCII bytes and the check runs only after a
+// fault or one of them (header.cc).
+inline constexpr std::size_t kUtf8CheckFirstBelow = 4096;
 
 // The kernels of simd_path_in_use(requested). Chosen in constant time: the
 // CPU and STGUARD_SIMD are looked at once per process.
@@ -38,13 +48,19 @@ const Kernels& kernels_for(SimdPath requested) noexcept;
 std::size_t find_invalid_utf8_baseline(const std::uint8_t* data, std::size_t size) noexcept;
 const std::uint8_t* find_string_stop_baseline(const std::uint8_t* p,
                                               const std::uint8_t* end) noexcept;
+const std::uint8_t* find_ascii_string_stop_baseline(const std::uint8_t* p,
+                                                    const std::uint8_t* end) noexcept;
 #if defined(__x86_64__)
 #define STGUARD_HAVE_AVX_KERNELS 1
 std::size_t find_invalid_utf8_avx2(const std::uint8_t* data, std::size_t size) noexcept;
 const std::uint8_t* find_string_stop_avx2(const std::uint8_t* p, const std::uint8_t* end) noexcept;
+const std::uint8_t* find_ascii_string_stop_avx2(const std::uint8_t* p,
+                                                const std::uint8_t* end) noexcept;
 std::size_t find_invalid_utf8_avx512(const std::uint8_t* data, std::size_t size) noexcept;
 const std::uint8_t* find_string_stop_avx512(const std::uint8_t* p,
                                             const std::uint8_t* end) noexcept;
+const std::uint8_t* find_ascii_string_stop_avx512(const std::uint8_t* p,
+                                                  const std::uint8_t* end) noexcept;
 #endif
 
 }  // namespace stguard::detail
