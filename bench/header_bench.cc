@@ -330,9 +330,16 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
-      cpu_times_[run.run_name.str()].push_back(run.GetAdjustedCPUTime());
-      real_times_[run.run_name.str()].push_back(run.GetAdjustedRealTime());
+      if (run.error_occurred) continue;
+      if (run.run_type == Run::RT_Iteration) {
+        cpu_times_[run.run_name.str()].push_back(run.GetAdjustedCPUTime());
+        real_times_[run.run_name.str()].push_back(run.GetAdjustedRealTime());
+      } else if (run.aggregate_name == "median") {
+        // With --benchmark_report_aggregates_only the repetitions are not
+        // reported, only their aggregates: keep the median.
+        cpu_medians_[run.run_name.str()] = run.GetAdjustedCPUTime();
+        real_medians_[run.run_name.str()] = run.GetAdjustedRealTime();
+      }
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -372,9 +379,14 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
  private:
   static std::optional<double> median(const std::map<std::string, std::vector<double>>& times,
+                                      const std::map<std::string, double>& medians,
                                       const std::string& name) {
     auto it = times.find(name);
-    if (it == times.end() || it->second.empty()) return std::nullopt;
+    if (it == times.end() || it->second.empty()) {
+      auto reported = medians.find(name);
+      if (reported == medians.end()) return std::nullopt;
+      return reported->second;
+    }
     std::vector<double> values = it->second;
     std::sort(values.begin(), values.end());
     const std::size_t middle = values.size() / 2;
@@ -383,10 +395,12 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   void ratio(const char* label, const std::string& numerator, const std::string& denominator,
              const std::string& size) {
-    const std::optional<double> top = median(cpu_times_, numerator + "/" + size);
-    const std::optional<double> bottom = median(cpu_times_, denominator + "/" + size);
-    const std::optional<double> real_top = median(real_times_, numerator + "/" + size);
-    const std::optional<double> real_bottom = median(real_times_, denominator + "/" + size);
+    const std::optional<double> top = median(cpu_times_, cpu_medians_, numerator + "/" + size);
+    const std::optional<double> bottom = median(cpu_times_, cpu_medians_, denominator + "/" + size);
+    const std::optional<double> real_top =
+        median(real_times_, real_medians_, numerator + "/" + size);
+    const std::optional<double> real_bottom =
+        median(real_times_, real_medians_, denominator + "/" + size);
     if (!top || !bottom || !real_top || !real_bottom || *bottom <= 0 || *real_bottom <= 0) {
       return;  // filtered out or skipped
     }
@@ -396,6 +410,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   std::map<std::string, std::vector<double>> cpu_times_;
   std::map<std::string, std::vector<double>> real_times_;
+  std::map<std::string, double> cpu_medians_;  // reported medians, when repetitions are not
+  std::map<std::string, double> real_medians_;
 };
 
 }  // namespace
