@@ -173,7 +173,11 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
   } else {
     lex_.skip_whitespace();
     if (lex_.peek() != '{') {
-      return lex_.fail_syntax(lex_.pos(), "'{' (the header must be a JSON object)");
+      lex_.fail_syntax(lex_.pos(), "'{' (the header must be a JSON object)");
+      // Another JSON value is refused, not malformed: a syntax error further
+      // on still wins.
+      if (starts_value(lex_.peek())) lex_.mark_fault_not_syntax();
+      return false;
     }
   }
   lex_.advance();
@@ -185,6 +189,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
     for (;;) {
       if (lex_.peek() != '"') return lex_.fail_syntax(lex_.pos(), "a tensor name string");
       const std::uint8_t* key_at = lex_.pos();
+      member_in_progress_ = key_at;
       StringValue key;
       if (!lex_.read_string(key_scratch_, key)) return false;
       lex_.skip_whitespace();
@@ -267,6 +272,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
     }
   }
   // After the top-level object.
+  value_read_whole_ = true;
   if (strict()) {
     const std::uint8_t* p = lex_.pos();
     while (p < lex_.end() && *p == ' ') ++p;

@@ -59,6 +59,20 @@ class HeaderScanner {
   // is ASCII.
   bool saw_non_ascii() const noexcept { return lex_.saw_non_ascii(); }
 
+  // After a fault, how much of the header's syntax the scan has settled (for
+  // the syntax-only pass, json_syntax.h). The scan reads the top-level value
+  // in order and checks the syntax of every byte it reads, so:
+  //   value_read_whole: the top-level value was read to its end; no syntax
+  //     error is left to find;
+  //   member_in_progress: otherwise, the opening quote of the top-level key
+  //     whose member the scan was reading (every byte before it is
+  //     well-formed), or nullptr when it stopped before the first key.
+  bool value_read_whole() const noexcept { return value_read_whole_; }
+  //   stopped_at_syntax_error: the fault is the value's first syntax error
+  //     (JsonLexer::stopped_at_syntax_error).
+  bool stopped_at_syntax_error() const noexcept { return lex_.stopped_at_syntax_error(); }
+  const std::uint8_t* member_in_progress() const noexcept { return member_in_progress_; }
+
  private:
   using StringValue = JsonLexer::StringValue;
   using AfterElement = JsonLexer::AfterElement;
@@ -119,6 +133,8 @@ class HeaderScanner {
   NameIndex tensor_names_;  // reference: for the last-wins merge
   NameIndex metadata_keys_;
   bool borrowed_spares_ = false;  // scan() took the three above from the thread's spares
+  bool value_read_whole_ = false;
+  const std::uint8_t* member_in_progress_ = nullptr;
 };
 
 }  // namespace stguard::detail

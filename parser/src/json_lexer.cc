@@ -61,6 +61,13 @@ bool number_overflows_f64(const std::uint8_t* start, const std::uint8_t* end) {
 
 bool JsonLexer::fail(Reason reason, const std::uint8_t* at, std::string message) {
   error_ = Error{reason, offset_of(at), std::move(message)};
+  stopped_at_syntax_error_ = reason == Reason::kHeaderNotJson;
+  return false;
+}
+
+bool JsonLexer::fail_beyond_serde(const std::uint8_t* at, std::string message) {
+  fail(Reason::kHeaderNotJson, at, std::move(message));
+  mark_fault_not_syntax();
   return false;
 }
 
@@ -86,12 +93,14 @@ bool JsonLexer::fail_after_end(Reason reason, const std::uint8_t* at) {
   const std::string_view rest(reinterpret_cast<const char*>(at),
                               static_cast<std::size_t>(end_ - at));
   if (reason == Reason::kHeaderBadPadding) {
-    return fail(reason, at,
-                message("the header continues after its end with ", Quoted{rest},
-                        ": only spaces (0x20) may follow the header object as padding"));
+    fail(reason, at,
+         message("the header continues after its end with ", Quoted{rest},
+                 ": only spaces (0x20) may follow the header object as padding"));
+  } else {
+    fail(reason, at, message("invalid JSON: the header continues after its end: ", Quoted{rest}));
   }
-  return fail(reason, at,
-              message("invalid JSON: the header continues after its end: ", Quoted{rest}));
+  stopped_at_syntax_error_ = false;  // past the value: the profiles' rule, not the value's syntax
+  return false;
 }
 
 bool JsonLexer::read_literal(std::string_view word) {
@@ -335,9 +344,9 @@ bool JsonLexer::skip_value(int depth) {
     const int c = peek();
     if (c == '{' || c == '[') {
       if (depth + open + 1 >= kMaxDepth) {
-        return fail(Reason::kHeaderNotJson, p_,
-                    "invalid JSON: nesting deeper than 127 levels (upstream serde_json "
-                    "recursion limit)");
+        return fail_beyond_serde(p_,
+                                 "invalid JSON: nesting deeper than 127 levels (upstream "
+                                 "serde_json recursion limit)");
       }
       kinds[open++] = (c == '{');
       ++p_;
@@ -367,7 +376,7 @@ bool JsonLexer::skip_value(int depth) {
       // serde_json reads integers above u64 and all non-integers as f64 and
       // rejects a magnitude that overflows it ("number out of range").
       if (!number.is_u64 && number_overflows_f64(start, p_)) {
-        return fail(Reason::kHeaderNotJson, start, "invalid JSON: number out of range for f64");
+        return fail_beyond_serde(start, "invalid JSON: number out of range for f64");
       }
     } else if (c == 't') {
       if (!read_literal("true")) return false;

@@ -223,7 +223,20 @@ class JsonLexer {
   // escaped and cut short (message.h), since they are what a reader would
   // need to see (e.g. the rest of a header a writer broke in two).
   bool fail_after_end(Reason reason, const std::uint8_t* at);
+  // kHeaderNotJson for JSON that upstream's serde_json refuses all the same
+  // (nesting past its recursion limit, a number beyond f64): not a syntax
+  // error, so one later in the header still outranks it.
+  bool fail_beyond_serde(const std::uint8_t* at, std::string message);
+  // The fault just recorded as kHeaderNotJson is at well-formed JSON that the
+  // format refuses (a top-level value that is not an object), not a syntax
+  // error.
+  void mark_fault_not_syntax() noexcept { stopped_at_syntax_error_ = false; }
   Error take_error() { return std::move(error_); }
+  // The recorded fault is a syntax error in the value (RFC 8259), found where
+  // the bytes read stop being the start of a JSON value. A syntax-only pass
+  // over the same bytes (json_syntax.h), which reads them with the same
+  // lexer, stops at the same byte: none comes before it.
+  bool stopped_at_syntax_error() const noexcept { return stopped_at_syntax_error_; }
 
   void skip_whitespace() noexcept {
     // Compact headers have no whitespace: every JSON whitespace byte is <= ' ',
@@ -343,6 +356,7 @@ class JsonLexer {
   StringStop wide_ascii_string_stop_;
   bool saw_non_ascii_ = false;
   Error error_{};
+  bool stopped_at_syntax_error_ = false;
   std::string skip_scratch_;  // strings skip_value reads and drops
 };
 

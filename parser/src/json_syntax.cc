@@ -8,31 +8,39 @@
 namespace stguard::detail {
 namespace {
 
-// The kinds of the open containers, one bit each (set: an object).
+// The kinds of the open containers, one bit each (set: an object). The first
+// 64 levels live in one word, so the pass allocates nothing for the headers
+// writers emit (3 levels) or for most fuzzed ones; deeper levels take a
+// vector.
 class ContainerStack {
  public:
   bool empty() const noexcept { return depth_ == 0; }
   bool top_is_object() const noexcept {
     const std::uint64_t i = depth_ - 1;
-    return ((words_[i / 64] >> (i % 64)) & 1U) != 0;
+    return ((word(i / 64) >> (i % 64)) & 1U) != 0;
   }
   void push(bool object) {
-    if (depth_ % 64 == 0) words_.push_back(0);
+    if (depth_ % 64 == 0 && depth_ != 0) deeper_.push_back(0);
     const std::uint64_t bit = std::uint64_t{1} << (depth_ % 64);
+    std::uint64_t& w = word(depth_ / 64);
     if (object) {
-      words_[depth_ / 64] |= bit;
+      w |= bit;
     } else {
-      words_[depth_ / 64] &= ~bit;
+      w &= ~bit;
     }
     ++depth_;
   }
   void pop() noexcept {
     --depth_;
-    if (depth_ % 64 == 0) words_.pop_back();
+    if (depth_ % 64 == 0 && depth_ != 0) deeper_.pop_back();
   }
 
  private:
-  std::vector<std::uint64_t> words_;
+  std::uint64_t& word(std::uint64_t i) noexcept { return i == 0 ? first_ : deeper_[i - 1]; }
+  std::uint64_t word(std::uint64_t i) const noexcept { return i == 0 ? first_ : deeper_[i - 1]; }
+
+  std::uint64_t first_ = 0;            // levels 1 to 64
+  std::vector<std::uint64_t> deeper_;  // 64 levels per word after those
   std::uint64_t depth_ = 0;
 };
 
@@ -48,13 +56,21 @@ bool read_key(JsonLexer& lex, std::string& scratch, std::string_view expected) {
   return true;
 }
 
-bool check_syntax(JsonLexer& lex) {
+bool check_syntax(JsonLexer& lex, const std::uint8_t* member_at) {
   if (lex.begin() == lex.end()) {
     return lex.fail(Reason::kHeaderNotJson, lex.pos(), "invalid JSON: the header is empty (N = 0)");
   }
   ContainerStack open;
   std::string scratch;  // escaped strings are decoded into it and dropped
-  lex.skip_whitespace();
+  if (member_at != nullptr) {
+    // As a pass from the beginning would be at this key: inside the
+    // top-level object, after its '{' or a ','.
+    lex.set_pos(member_at);
+    open.push(true);
+    if (!read_key(lex, scratch, "a key string")) return false;
+  } else {
+    lex.skip_whitespace();
+  }
   for (;;) {
     // Expecting a value.
     const int c = lex.peek();
@@ -116,9 +132,10 @@ bool check_syntax(JsonLexer& lex) {
 }  // namespace
 
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
-                                            std::uint64_t file_base, const Kernels& kernels) {
+                                            std::uint64_t file_base, const Kernels& kernels,
+                                            const std::uint8_t* member_at) {
   JsonLexer lex(begin, end, file_base, kernels);
-  if (check_syntax(lex)) return std::nullopt;
+  if (check_syntax(lex, member_at)) return std::nullopt;
   return lex.take_error();
 }
 

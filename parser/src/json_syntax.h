@@ -31,8 +31,15 @@ namespace stguard::detail {
 // whitespace) as a kHeaderNotJson error, with offsets from `file_base`, the
 // absolute offset of `begin`; nullopt when that value is well-formed.
 // Strings are scanned with `kernels`.
+//
+// `member_at`, when not null, is where the pass may start instead of the
+// beginning: the opening quote of a key of the top-level object, all of whose
+// bytes before it are known to be well-formed (the scanner read them). The
+// answer is the one a pass from the beginning gives, which would be at that
+// key in the same state: inside the top-level object, at a key.
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
-                                            std::uint64_t file_base, const Kernels& kernels);
+                                            std::uint64_t file_base, const Kernels& kernels,
+                                            const std::uint8_t* member_at = nullptr);
 
 }  // namespace stguard::detail
 
