@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "json_lexer.h"
+#include "json_syntax_skim.h"
 
 namespace stguard::detail {
 namespace {
@@ -56,18 +57,19 @@ bool read_key(JsonLexer& lex, std::string& scratch, std::string_view expected) {
   return true;
 }
 
-bool check_syntax(JsonLexer& lex, const std::uint8_t* member_at) {
+bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
   if (lex.begin() == lex.end()) {
     return lex.fail(Reason::kHeaderNotJson, lex.pos(), "invalid JSON: the header is empty (N = 0)");
   }
   ContainerStack open;
   std::string scratch;  // escaped strings are decoded into it and dropped
-  if (member_at != nullptr) {
-    // As a pass from the beginning would be at this key: inside the
-    // top-level object, after its '{' or a ','.
-    lex.set_pos(member_at);
-    open.push(true);
-    if (!read_key(lex, scratch, "a key string")) return false;
+  if (from.at != nullptr) {
+    // As a pass from the beginning would be at this key or element: inside
+    // the same containers, after a '{', '[' or ',' and the whitespace after
+    // it.
+    lex.set_pos(from.at);
+    for (std::size_t level = 0; level < from.depth; ++level) open.push(from.objects[level]);
+    if (open.top_is_object() && !read_key(lex, scratch, "a key string")) return false;
   } else {
     lex.skip_whitespace();
   }
@@ -134,8 +136,16 @@ bool check_syntax(JsonLexer& lex, const std::uint8_t* member_at) {
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at) {
+  const SyntaxSkim skim = skim_json_syntax(begin, end, member_at);
+  if (skim.well_formed) return std::nullopt;
+  return read_json_syntax_error(begin, end, file_base, kernels, skim.resume);
+}
+
+std::optional<Error> read_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
+                                            std::uint64_t file_base, const Kernels& kernels,
+                                            const SyntaxResumePoint& from) {
   JsonLexer lex(begin, end, file_base, kernels);
-  if (check_syntax(lex, member_at)) return std::nullopt;
+  if (check_syntax(lex, from)) return std::nullopt;
   return lex.take_error();
 }
 

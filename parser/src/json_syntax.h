@@ -5,10 +5,11 @@
 // The header scanner (header_scanner.h) stops at its first fault, whatever
 // its kind. docs/reasons.md makes a syntax error in the header's value win
 // over every other fault of the header, wherever it is, so when the scanner
-// stops at a fault that is not a syntax error, header.cc runs this pass over
-// the header to look for one. It only runs on the reject path: an accepted
-// header is JSON. What follows the end of the value is not looked at: the
-// profiles' padding rules judge it, once the value has no fault.
+// stops at a fault that is not a syntax error, before the end of the value,
+// header.cc runs this pass over the rest of the header to look for one. It
+// only runs on the reject path: an accepted header is JSON. What follows the
+// end of the value is not looked at: the profiles' padding rules judge it,
+// once the value has no fault.
 //
 // It checks syntax alone: no profile rules, no nesting limit, no number
 // range (those are the scanner's). Offsets and messages are the JSON lexer's
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "json_syntax_skim.h"
 #include "kernels/kernels.h"
 #include "stguard/error.h"
 
@@ -37,9 +39,19 @@ namespace stguard::detail {
 // bytes before it are known to be well-formed (the scanner read them). The
 // answer is the one a pass from the beginning gives, which would be at that
 // key in the same state: inside the top-level object, at a key.
+//
+// The bytes are skimmed first (json_syntax_skim.h); the lexer's pass below
+// runs only where the skim found a fault, from the last key or array element
+// begun before it.
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at = nullptr);
+
+// The same answer, read by the JSON lexer alone, from `from` (by default,
+// the beginning): the skim's resume point, or one the tests choose.
+std::optional<Error> read_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
+                                            std::uint64_t file_base, const Kernels& kernels,
+                                            const SyntaxResumePoint& from = {});
 
 }  // namespace stguard::detail
 

@@ -227,8 +227,8 @@ TEST(AfterTheEnd, QuoteIsEscapedAndBounded) {
 }
 
 // The syntax pass started at a top-level key (as header.cc does after a fault
-// in that member) answers as the pass from the beginning: the same error, at
-// the same offset, with the same message, or none.
+// in that member) answers as the lexer's pass from the beginning: the same
+// error, at the same offset, with the same message, or none.
 TEST(SyntaxPass, StartingAtAMemberAnswersAsFromTheBeginning) {
   const std::vector<std::string> well_formed = {
       R"("a":1)", R"( "b" : {"x":[1,2,{"y":null}],"z":"\"q"})", R"("c":"s\u0000t")"};
@@ -248,7 +248,7 @@ TEST(SyntaxPass, StartingAtAMemberAnswersAsFromTheBeginning) {
         const std::string h = "{" + m0 + "," + m1 + ",\n" + m2 + "}";
         const auto* begin = reinterpret_cast<const std::uint8_t*>(h.data());
         const auto* end = begin + h.size();
-        const auto from_start = stguard::detail::find_json_syntax_error(begin, end, 8, kernels);
+        const auto from_start = stguard::detail::read_json_syntax_error(begin, end, 8, kernels);
         const std::size_t keys[] = {h.find('"'), h.find('"', 1 + m0.size() + 1),
                                     h.find('"', 1 + m0.size() + 1 + m1.size() + 2)};
         const bool prefix_ok[] = {true, is_well_formed(m0),
@@ -312,7 +312,7 @@ TEST(SyntaxPass, WhereTheScannerStoppedSettlesWhatThePassWouldFind) {
     }
     const auto* begin = reinterpret_cast<const std::uint8_t*>(h.data());
     const auto* end = begin + h.size();
-    const auto from_start = stguard::detail::find_json_syntax_error(begin, end, 8, kernels);
+    const auto from_start = stguard::detail::read_json_syntax_error(begin, end, 8, kernels);
     for (const Profile profile : kBoth) {
       const stguard::ParseOptions options = stguard_test::WithProfile(profile);
       stguard::detail::HeaderScanner scanner(begin, end, 8, options);
