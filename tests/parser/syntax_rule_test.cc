@@ -16,6 +16,7 @@
 #include "parser/src/header_scanner.h"
 #include "parser/src/json_syntax.h"
 #include "parser/src/kernels/kernels.h"
+#include "tests/support/byte_edits.h"
 #include "tests/support/file_builder.h"
 #include "tests/support/test_util.h"
 
@@ -295,21 +296,7 @@ TEST(SyntaxPass, WhereTheScannerStoppedSettlesWhatThePassWouldFind) {
   int whole = 0, at_syntax_error = 0, resumed = 0;
   for (int i = 0; i < 6000; ++i) {
     std::string h = seeds[rng() % seeds.size()];
-    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0 && !h.empty(); --edits) {
-      const std::size_t at = rng() % h.size();
-      const char c = alphabet[rng() % alphabet.size()];
-      switch (rng() % 3) {
-        case 0:
-          h[at] = c;
-          break;
-        case 1:
-          h.insert(h.begin() + static_cast<std::ptrdiff_t>(at), c);
-          break;
-        default:
-          h.erase(at, 1);
-          break;
-      }
-    }
+    stguard_test::EditRandomBytes(h, alphabet, [&](std::size_t n) { return rng() % n; });
     const auto* begin = reinterpret_cast<const std::uint8_t*>(h.data());
     const auto* end = begin + h.size();
     const auto from_start = stguard::detail::read_json_syntax_error(begin, end, 8, kernels);

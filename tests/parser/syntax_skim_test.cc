@@ -15,6 +15,7 @@
 #include "parser/src/json_syntax_skim.h"
 #include "parser/src/kernels/kernels.h"
 #include "stguard/simd.h"
+#include "tests/support/byte_edits.h"
 
 namespace {
 
@@ -159,21 +160,7 @@ TEST(SyntaxSkim, AgreesWithTheLexerOnMutatedDocuments) {
   int well_formed = 0, resumed_later = 0, total = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string doc = seeds[rng() % seeds.size()];
-    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0 && !doc.empty(); --edits) {
-      const std::size_t at = rng() % doc.size();
-      const char c = alphabet[rng() % alphabet.size()];
-      switch (rng() % 3) {
-        case 0:
-          doc[at] = c;
-          break;
-        case 1:
-          doc.insert(doc.begin() + static_cast<std::ptrdiff_t>(at), c);
-          break;
-        default:
-          doc.erase(at, 1);
-          break;
-      }
-    }
+    stguard_test::EditRandomBytes(doc, alphabet, [&](std::size_t n) { return rng() % n; });
     const Agreement a = ExpectAgreement(doc);
     ++total;
     well_formed += a.skim_well_formed ? 1 : 0;

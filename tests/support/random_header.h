@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/byte_edits.h"
 #include "tests/support/file_builder.h"
 
 namespace stguard_test {
@@ -438,25 +439,9 @@ class HeaderGenerator {
     text += Ws() + "}" + h.trailing;
     if (rng_.chance(30)) text.append(rng_.below(8), ' ');
 
-    if (mutate_bytes && !text.empty()) {
-      static const std::string kChars = "{}[],:\"\\ 0123456789-+.eEnul\t\x01\x80\xc3";
-      const std::size_t edits = rng_.below(3) + 1;
-      for (std::size_t e = 0; e < edits; ++e) {
-        const std::size_t pos = rng_.below(text.size());
-        const char c = kChars[rng_.below(kChars.size())];
-        switch (rng_.below(3)) {
-          case 0:
-            text[pos] = c;
-            break;
-          case 1:
-            text.insert(text.begin() + static_cast<std::ptrdiff_t>(pos), c);
-            break;
-          default:
-            text.erase(pos, 1);
-            break;
-        }
-        if (text.empty()) break;
-      }
+    if (mutate_bytes) {
+      EditRandomBytes(text, "{}[],:\"\\ 0123456789-+.eEnul\t\x01\x80\xc3",
+                      [&](std::size_t n) { return rng_.below(n); });
     }
     if (truncate && !text.empty()) text.resize(rng_.below(text.size()));
 
