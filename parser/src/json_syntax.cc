@@ -1,5 +1,6 @@
 #include "json_syntax.h"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,16 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at) {
+  const std::uint8_t* const start = member_at != nullptr ? member_at : begin;
+  if (static_cast<std::size_t>(end - start) > kSkimAtMostBytes) {
+    SyntaxResumePoint from;
+    if (member_at != nullptr) {
+      from.at = member_at;
+      from.depth = 1;
+      from.objects[0] = true;
+    }
+    return read_json_syntax_error(begin, end, file_base, kernels, from);
+  }
   const SyntaxSkim skim = skim_json_syntax(begin, end, member_at);
   if (skim.well_formed) return std::nullopt;
   return read_json_syntax_error(begin, end, file_base, kernels, skim.resume);

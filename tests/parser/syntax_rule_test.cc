@@ -65,6 +65,26 @@ TEST(SyntaxRule, SyntaxErrorAfterAGrammarFault) {
   ExpectNotJsonInBoth(h, header_at(h, ",]") + 1);
 }
 
+TEST(SyntaxRule, LargeHeadersTakeTheLexersPassAlone) {
+  // Past kSkimAtMostBytes after the fault's member, the syntax pass is the
+  // lexer's alone: on either side of it, the same answers.
+  for (const std::size_t filler :
+       {stguard::detail::kSkimAtMostBytes - 100, stguard::detail::kSkimAtMostBytes + 100}) {
+    const std::string front =
+        R"({"a":5,"__metadata__":{"p":")" + std::string(filler, 'x') + R"("},)";
+    const std::string broken = front + R"("c":[1,]})";
+    ExpectNotJsonInBoth(broken, header_at(broken, ",]") + 1);
+    const std::string well_formed = front + R"("c":[1]})";
+    const std::vector<std::uint8_t> file = stguard_test::make_file(well_formed);
+    for (const Profile profile : kBoth) {
+      EXPECT_TRUE(
+          Rejects(stguard::parse_header(file, file.size(), stguard_test::WithProfile(profile)),
+                  Reason::kTensorInvalid, header_at(well_formed, "5")))
+          << stguard::profile_name(profile) << " " << filler;
+    }
+  }
+}
+
 TEST(SyntaxRule, GrammarFaultAfterASyntaxError) {
   // The syntax error comes first: nothing changes, in both profiles.
   const std::string h = R"({"a":{"dtype":"U8",,"shape":[0],"data_offsets":[0,0]},"b":5})";
