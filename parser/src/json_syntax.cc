@@ -70,7 +70,9 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
     // it.
     lex.set_pos(from.at);
     for (std::size_t level = 0; level < from.depth; ++level) open.push(from.objects[level]);
-    if (open.top_is_object() && !read_key(lex, scratch, "a key string")) return false;
+    if (!open.empty() && open.top_is_object() && !read_key(lex, scratch, "a key string")) {
+      return false;
+    }
   } else {
     lex.skip_whitespace();
   }
