@@ -24,6 +24,7 @@
 #include "json_lexer.h"
 #include "name_index.h"
 #include "scanned_header.h"
+#include "sizes.h"
 #include "stguard/error.h"
 #include "stguard/header.h"
 
@@ -89,6 +90,9 @@ class HeaderScanner {
   // (detail_ is set), so the dimensions go to ScannedHeader::dims.
   template <bool kKeepDims>
   bool read_compact_entry(TensorRecord& tensor);
+  // The most dimensions the compact reader keeps (details are kept); a shape
+  // of more is the general reader's.
+  static constexpr std::uint64_t kMaxCompactRank = 8;
   bool read_tensor_object(TensorRecord& tensor, std::string_view name);
   // Reference profile only: the entry as the array [dtype, shape, data_offsets].
   bool read_tensor_array(TensorRecord& tensor, std::string_view name);
@@ -132,6 +136,27 @@ class HeaderScanner {
   std::vector<std::uint32_t> name_hashes_;
   NameIndex tensor_names_;  // reference: for the last-wins merge
   NameIndex metadata_keys_;
+  // Text of the compact entries read so far that the next one often repeats,
+  // so read_compact_entry compares bytes instead of reading them again:
+  // writers give most of a model's tensors one dtype, and lay the tensors
+  // out back to back in the order of their entries, so that an entry's begin
+  // offset is the end offset of the entry before it, digit for digit. Views
+  // into the header of text already read without fault, with 32 bytes
+  // readable at each; a length of 0: none yet.
+  struct CompactRepeats {
+    const std::uint8_t* prefix = nullptr;  // {"dtype":"NAME","shape":[
+    std::size_t prefix_len = 0;
+    Dtype dtype{};
+    const std::uint8_t* shape = nullptr;  // the dimensions after '[', and ']'
+    std::size_t shape_len = 0;
+    ElementCount count;
+    std::uint64_t rank = 0;
+    std::uint64_t dims[kMaxCompactRank];       // when details are kept
+    const std::uint8_t* end_digits = nullptr;  // the digits of an end offset
+    std::size_t end_digits_len = 0;
+    std::uint64_t end = 0;
+  };
+  CompactRepeats repeats_;
   bool borrowed_spares_ = false;  // scan() took the three above from the thread's spares
   bool value_read_whole_ = false;
   const std::uint8_t* member_in_progress_ = nullptr;

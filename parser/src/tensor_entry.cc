@@ -2,6 +2,7 @@
 // fast path, the general object form, the reference profile's array form,
 // and the dtype, shape and data_offsets values). header_scanner.cc reads the
 // document around the entries.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -46,65 +47,114 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   auto room = [header_end](const std::uint8_t* at, std::ptrdiff_t n) {
     return header_end - at >= n;
   };
-  // {"dtype":"NAME" where NAME has no escapes: 2 to 11 bytes before a '"'.
-  if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
-  q += 10;
-  const auto name_len = static_cast<std::size_t>(find_string_stop(q, q + 16) - q);
-  if (name_len < 2 || name_len > 11 || q[name_len] != '"') return false;
-  const std::optional<Dtype> dtype =
-      find_dtype(std::string_view(reinterpret_cast<const char*>(q), name_len));
-  if (!dtype) return false;
-  q += name_len;
-  if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
-  q += 11;
+  // {"dtype":"NAME","shape":[ where NAME has no escapes: 2 to 11 bytes
+  // before a '"'. Usually the same text as the previous entry's.
+  Dtype dtype;
+  if (repeats_.prefix_len != 0 && room(q, 32) &&
+      same_leading_bytes(q, repeats_.prefix, repeats_.prefix_len)) {
+    dtype = repeats_.dtype;
+    q += repeats_.prefix_len;
+  } else {
+    if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
+    const std::uint8_t* const prefix = q;
+    q += 10;
+    const auto name_len = static_cast<std::size_t>(find_string_stop(q, q + 16) - q);
+    if (name_len < 2 || name_len > 11 || q[name_len] != '"') return false;
+    const std::optional<Dtype> found =
+        find_dtype(std::string_view(reinterpret_cast<const char*>(q), name_len));
+    if (!found) return false;
+    dtype = *found;
+    q += name_len;
+    if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
+    q += 11;
+    if (room(prefix, 32)) {
+      repeats_.prefix = prefix;
+      repeats_.prefix_len = static_cast<std::size_t>(q - prefix);  // 23 to 32
+      repeats_.dtype = dtype;
+    }
+  }
 
   // Kept dimensions go to ScannedHeader::dims only once the entry is known to
   // be compact: up to kMaxCompactRank of them, more are the general reader's.
-  constexpr std::uint64_t kMaxCompactRank = 8;
   std::uint64_t dims[kMaxCompactRank];
   ElementCount count;
   std::uint64_t rank = 0;
-  if (!room(q, 1)) return false;
-  if (*q == ']') {
-    ++q;
+  const std::uint8_t* const shape = q;  // after '['
+  if (repeats_.shape_len != 0 && room(q, 32) &&
+      same_leading_bytes(q, repeats_.shape, repeats_.shape_len)) {
+    // The previous shape's text, ']' included: the same dimensions.
+    count = repeats_.count;
+    rank = repeats_.rank;
+    if constexpr (kKeepDims) std::copy_n(repeats_.dims, rank, dims);
+    q += repeats_.shape_len;
   } else {
-    for (;;) {
-      // The rank cap is the general reader's to report.
-      if (rank >= limits_.max_rank || !room(q, 24)) return false;
-      std::uint64_t dim;
-      const std::uint8_t* after = read_plain_u64(q, dim);
-      if (after == nullptr) return false;
-      if constexpr (kKeepDims) {
-        if (rank == kMaxCompactRank) return false;
-        dims[rank] = dim;
+    if (!room(q, 1)) return false;
+    if (*q == ']') {
+      ++q;
+    } else {
+      for (;;) {
+        // The rank cap is the general reader's to report.
+        if (rank >= limits_.max_rank || !room(q, 24)) return false;
+        std::uint64_t dim;
+        const std::uint8_t* after = read_plain_u64(q, dim);
+        if (after == nullptr) return false;
+        if constexpr (kKeepDims) {
+          if (rank == kMaxCompactRank) return false;
+          dims[rank] = dim;
+        }
+        count.add(dim, options_.profile);
+        ++rank;
+        q = after + 1;
+        if (*after == ']') break;
+        if (*after != ',') return false;
       }
-      count.add(dim, options_.profile);
-      ++rank;
-      q = after + 1;
-      if (*after == ']') break;
-      if (*after != ',') return false;
+    }
+    // Without kept dimensions the cache holds none, and is read only by
+    // this same form of the reader (a scan keeps details or not throughout).
+    if (q - shape <= 32 && room(shape, 32)) {
+      repeats_.shape = shape;
+      repeats_.shape_len = static_cast<std::size_t>(q - shape);
+      repeats_.count = count;
+      repeats_.rank = rank;
+      if constexpr (kKeepDims) std::copy_n(dims, rank, repeats_.dims);
     }
   }
 
   if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return false;
   q += 17;
   std::uint64_t begin;
-  const std::uint8_t* after = read_plain_u64(q, begin);
-  if (after == nullptr || *after != ',') return false;
+  const std::uint8_t* after;
+  const std::size_t repeated_len = repeats_.end_digits_len;
+  if (repeated_len != 0 && room(q, 32) &&
+      same_leading_bytes(q, repeats_.end_digits, repeated_len) && q[repeated_len] == ',') {
+    // The digits of the previous end, then ',': read_plain_u64 would give
+    // the same value and stop at the same byte.
+    begin = repeats_.end;
+    after = q + repeated_len;
+  } else {
+    after = read_plain_u64(q, begin);
+    if (after == nullptr || *after != ',') return false;
+  }
   q = after + 1;
   std::uint64_t end;
   if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return false;
+  if (room(q, 32)) {
+    repeats_.end_digits = q;
+    repeats_.end_digits_len = static_cast<std::size_t>(after - q);
+    repeats_.end = end;
+  }
   if (!room(after, 2) || after[0] != ']' || after[1] != '}') return false;
 
   lex_.set_pos(after + 2);
-  tensor.dtype = *dtype;
+  tensor.dtype = dtype;
   tensor.begin = begin;
   tensor.end = end;
   store_count(count, tensor);
   if constexpr (kKeepDims) {
     detail_->shape_pos = out_->dims.size();
     detail_->rank = rank;
-    out_->dims.insert(out_->dims.end(), dims, dims + rank);
+    // One at a time: for the usual one to four, cheaper than a range insert.
+    for (std::uint64_t i = 0; i < rank; ++i) out_->dims.push_back(dims[i]);
   }
   return true;
 }

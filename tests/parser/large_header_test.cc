@@ -8,7 +8,9 @@
 #include <stguard/stguard.h>
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <utility>
@@ -252,6 +254,14 @@ TEST(LargeHeader, EntriesOffTheFastPath) {
              Reason::kDuplicateKey, "\"dtype\":\"U8\",\"dtype\"", 13),
       reject(R"({"dtype":"U8","shape":[1],"data_offsets":[{E},{B}]})", Reason::kOffsetsInvalid,
              "\"v\""),
+      // Text that the entry before repeats but for its last byte, read again:
+      // the dtype and shape text (up to '['), the shape, the begin offset.
+      reject(R"({"dtype":"U8","shape":{1],"data_offsets":[{B},{E}]})", Reason::kHeaderNotJson,
+             "{1]", 1),
+      reject(R"({"dtype":"U8","shape":[1},"data_offsets":[{B},{E}]})", Reason::kHeaderNotJson,
+             "[1}", 2),
+      reject(R"({"dtype":"U8","shape":[1],"data_offsets":[{B}97]})", Reason::kOffsetsInvalid,
+             "[200097]", 7),
   };
   for (const Variant& variant : variants) {
     SCOPED_TRACE(variant.value);
@@ -543,6 +553,95 @@ TEST(LargeHeader, ShapesOfEveryRankReadBack) {
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       ASSERT_EQ(header->tensors[i].shape, shapes[i]) << "tensor " << i;
       ASSERT_EQ(header->tensors[i].name, name_of(i)) << "tensor " << i;
+    }
+  }
+}
+
+// The compact reader compares an entry's dtype text, its shape text and its
+// begin offset with the previous entry's, and reuses what that one read when
+// the bytes are the same. Entries drawn from near-identical texts (dtype
+// names and shapes that differ in their last byte, past 16 bytes, or by one
+// more digit; offsets of 1 to 19 digits, laid out mostly but not always in
+// document order) all read back as written, in both profiles.
+TEST(LargeHeader, RepeatedAndNearlyRepeatedTextReadsBack) {
+  struct Kind {
+    Dtype dtype;
+    std::uint64_t bytes_per_element;
+  };
+  // Names of one length that differ late, and names one byte longer.
+  const Kind kinds[] = {
+      {Dtype::kF8E4M3, 1}, {Dtype::kF8E5M2, 1}, {Dtype::kF8E4M3Fnuz, 1}, {Dtype::kF8E5M2Fnuz, 1},
+      {Dtype::kF16, 2},    {Dtype::kBF16, 2},   {Dtype::kI16, 2},        {Dtype::kF32, 4},
+  };
+  const std::vector<std::vector<std::uint64_t>> shapes = {
+      {4096, 11008},
+      {4096, 11009},
+      {4096},
+      {409, 6},
+      {40, 96},
+      {},
+      {0},
+      {2, 3, 4, 5, 6, 7, 8, 1},
+      {2, 3, 4, 5, 6, 7, 8, 10},
+      {10'000'000, 10'000'000, 3},
+      {10'000'000, 10'000'000, 4},
+      {1, 1, 1, 1, 1, 1, 1, 1, 2},  // rank 9: not compact when shapes are kept
+  };
+  std::mt19937_64 random(20261204);
+  struct Expected {
+    Dtype dtype;
+    const std::vector<std::uint64_t>* shape;
+    std::uint64_t bytes;
+    std::uint64_t begin = 0;
+  };
+  std::vector<Expected> expected;
+  // Runs of one kind and one shape, as writers emit them, with changes.
+  std::size_t kind = 0;
+  std::size_t shape = 0;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    if (random() % 3 == 0) kind = random() % std::size(kinds);
+    if (random() % 2 == 0) shape = random() % shapes.size();
+    std::uint64_t elements = 1;
+    for (const std::uint64_t d : shapes[shape]) elements *= d;
+    expected.push_back(
+        {kinds[kind].dtype, &shapes[shape], elements * kinds[kind].bytes_per_element});
+  }
+  // The middle tensor holds 10^18 bytes, so offsets after it have 19 digits.
+  static const std::vector<std::uint64_t> huge = {1'000'000'000'000'000'000ULL};
+  expected[kCount / 2] = {Dtype::kU8, &huge, huge[0]};
+  // Data in document order but for one pair in ten, swapped.
+  std::vector<std::size_t> order(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) order[i] = i;
+  for (std::size_t i = 0; i + 1 < kCount; ++i) {
+    if (random() % 10 == 0) std::swap(order[i], order[i + 1]);
+  }
+  std::uint64_t offset = 0;
+  for (const std::size_t i : order) {
+    expected[i].begin = offset;
+    offset += expected[i].bytes;
+  }
+  std::string text = "{";
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const Expected& e = expected[i];
+    std::string dims;
+    for (const std::uint64_t d : *e.shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    text += (i == 0 ? "\"" : ",\"") + name_of(i) + R"(":{"dtype":")" +
+            std::string(stguard::dtype_name(e.dtype)) + R"(","shape":[)" + dims +
+            R"(],"data_offsets":[)" + std::to_string(e.begin) + "," +
+            std::to_string(e.begin + e.bytes) + "]}";
+  }
+  text += "}";
+  const File file = file_of(text, offset);
+  for (const Profile profile : kBoth) {
+    const auto header = ExpectAccepts(file, profile);
+    ASSERT_TRUE(header.has_value());
+    ASSERT_EQ(header->tensors.size(), kCount);
+    for (std::size_t i = 0; i < kCount; ++i) {
+      const stguard::TensorInfo& t = header->tensors[i];
+      ASSERT_EQ(t.dtype, expected[i].dtype) << "tensor " << i;
+      ASSERT_EQ(t.shape, *expected[i].shape) << "tensor " << i;
+      ASSERT_EQ(t.begin, expected[i].begin) << "tensor " << i;
+      ASSERT_EQ(t.end, expected[i].begin + expected[i].bytes) << "tensor " << i;
     }
   }
 }

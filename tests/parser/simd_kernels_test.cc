@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "parser/src/json_lexer.h"
 #include "parser/src/kernels/kernels.h"
 #include "stguard/simd.h"
 
@@ -236,6 +237,23 @@ TEST(SimdPaths, NamesRoundTrip) {
   EXPECT_EQ(stguard::simd_path_from_name("sse2"), std::nullopt);
   EXPECT_EQ(stguard::simd_path_from_name("AVX2"), std::nullopt);
   EXPECT_EQ(stguard::simd_path_from_name(""), std::nullopt);
+}
+
+// The compact-entry reader's compare of an entry's text with the previous
+// entry's (json_lexer.h): every length it takes, with one differing byte at
+// every position or none.
+TEST(InlineHelpers, SameLeadingBytesIsMemcmp) {
+  std::uint8_t a[32];
+  for (std::size_t i = 0; i < sizeof a; ++i) a[i] = static_cast<std::uint8_t>('0' + i);
+  for (std::size_t differs = 0; differs <= sizeof a; ++differs) {  // sizeof a: none
+    std::uint8_t b[32];
+    std::memcpy(b, a, sizeof b);
+    if (differs < sizeof b) b[differs] ^= 0x01;
+    for (std::size_t n = 0; n <= 32; ++n) {
+      EXPECT_EQ(stguard::detail::same_leading_bytes(a, b, n), std::memcmp(a, b, n) == 0)
+          << "n " << n << ", byte " << differs << " differs";
+    }
+  }
 }
 
 }  // namespace
