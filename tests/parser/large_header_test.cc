@@ -124,21 +124,31 @@ std::optional<stguard::Header> ExpectAccepts(const File& file, Profile profile) 
 
 constexpr Profile kBoth[] = {Profile::kStrict, Profile::kReference};
 
-TEST(LargeHeader, AcceptedInBothProfiles) {
-  const File file = file_of(LargeHeader());
+// Both profiles accept `file`, with kCount tensors; `check(i, tensor)` looks
+// at each with EXPECT_*, up to the first tensor that fails one.
+template <typename Check>
+void ExpectEveryTensor(const File& file, Check check) {
   for (const Profile profile : kBoth) {
+    SCOPED_TRACE(stguard::profile_name(profile));
     const auto header = ExpectAccepts(file, profile);
     ASSERT_TRUE(header.has_value());
     ASSERT_EQ(header->tensors.size(), kCount);
     for (std::size_t i = 0; i < kCount; ++i) {
-      const stguard::TensorInfo& t = header->tensors[i];
-      ASSERT_EQ(t.name, name_of(i));
-      ASSERT_EQ(t.dtype, Dtype::kU8);
-      ASSERT_EQ(t.begin, i);
-      ASSERT_EQ(t.end, i + 1);
-      ASSERT_EQ(t.shape, std::vector<std::uint64_t>{1});
+      SCOPED_TRACE("tensor " + std::to_string(i));
+      check(i, header->tensors[i]);
+      if (::testing::Test::HasFailure()) return;
     }
   }
+}
+
+TEST(LargeHeader, AcceptedInBothProfiles) {
+  ExpectEveryTensor(file_of(LargeHeader()), [](std::size_t i, const stguard::TensorInfo& t) {
+    EXPECT_EQ(t.name, name_of(i));
+    EXPECT_EQ(t.dtype, Dtype::kU8);
+    EXPECT_EQ(t.begin, i);
+    EXPECT_EQ(t.end, i + 1);
+    EXPECT_EQ(t.shape, std::vector<std::uint64_t>{1});
+  });
 }
 
 // Numbers of every length the fast path reads in whole words (1 to 19
@@ -631,19 +641,12 @@ TEST(LargeHeader, RepeatedAndNearlyRepeatedTextReadsBack) {
             std::to_string(e.begin + e.bytes) + "]}";
   }
   text += "}";
-  const File file = file_of(text, offset);
-  for (const Profile profile : kBoth) {
-    const auto header = ExpectAccepts(file, profile);
-    ASSERT_TRUE(header.has_value());
-    ASSERT_EQ(header->tensors.size(), kCount);
-    for (std::size_t i = 0; i < kCount; ++i) {
-      const stguard::TensorInfo& t = header->tensors[i];
-      ASSERT_EQ(t.dtype, expected[i].dtype) << "tensor " << i;
-      ASSERT_EQ(t.shape, *expected[i].shape) << "tensor " << i;
-      ASSERT_EQ(t.begin, expected[i].begin) << "tensor " << i;
-      ASSERT_EQ(t.end, expected[i].begin + expected[i].bytes) << "tensor " << i;
-    }
-  }
+  ExpectEveryTensor(file_of(text, offset), [&](std::size_t i, const stguard::TensorInfo& t) {
+    EXPECT_EQ(t.dtype, expected[i].dtype);
+    EXPECT_EQ(t.shape, *expected[i].shape);
+    EXPECT_EQ(t.begin, expected[i].begin);
+    EXPECT_EQ(t.end, expected[i].begin + expected[i].bytes);
+  });
 }
 
 // The scan stops at the header's first non-ASCII byte and from then on takes
