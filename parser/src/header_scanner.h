@@ -141,8 +141,8 @@ class HeaderScanner {
   // writers give most of a model's tensors one dtype, and lay the tensors
   // out back to back in the order of their entries, so that an entry's begin
   // offset is the end offset of the entry before it, digit for digit. Views
-  // into the header of text already read without fault, with 32 bytes
-  // readable at each; a length of 0: none yet.
+  // into the header of text already read without fault, with
+  // kSameBytesAtMost bytes readable at each; a length of 0: none yet.
   struct CompactRepeats {
     const std::uint8_t* prefix = nullptr;  // {"dtype":"NAME","shape":[
     std::size_t prefix_len = 0;

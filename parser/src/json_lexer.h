@@ -159,10 +159,11 @@ template <std::size_t N>
   return load_le64(p) == load_le64(text) && load_le64(p + kLen - 8) == load_le64(text + kLen - 8);
 }
 
-// Whether the first `n` (at most 32) bytes at `a` and `b` are equal, with
-// 32 bytes readable at each: two vector compares and no call. The
-// compact-entry reader compares an entry's text with the previous entry's
-// this way (header_scanner.h).
+// Whether the first `n` (at most kSameBytesAtMost) bytes at `a` and `b` are
+// equal, with kSameBytesAtMost bytes readable at each: two vector compares
+// and no call. The compact-entry reader compares an entry's text with the
+// previous entry's this way (header_scanner.h).
+inline constexpr std::ptrdiff_t kSameBytesAtMost = 32;
 [[gnu::always_inline]] inline bool same_leading_bytes(const std::uint8_t* a, const std::uint8_t* b,
                                                       std::size_t n) noexcept {
 #if defined(__SSE2__)

@@ -50,7 +50,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   // {"dtype":"NAME","shape":[ where NAME has no escapes: 2 to 11 bytes
   // before a '"'. Usually the same text as the previous entry's.
   Dtype dtype;
-  if (repeats_.prefix_len != 0 && room(q, 32) &&
+  if (repeats_.prefix_len != 0 && room(q, kSameBytesAtMost) &&
       same_leading_bytes(q, repeats_.prefix, repeats_.prefix_len)) {
     dtype = repeats_.dtype;
     q += repeats_.prefix_len;
@@ -67,7 +67,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
     q += name_len;
     if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
     q += 11;
-    if (room(prefix, 32)) {
+    if (room(prefix, kSameBytesAtMost)) {
       repeats_.prefix = prefix;
       repeats_.prefix_len = static_cast<std::size_t>(q - prefix);  // 23 to 32
       repeats_.dtype = dtype;
@@ -80,7 +80,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   ElementCount count;
   std::uint64_t rank = 0;
   const std::uint8_t* const shape = q;  // after '['
-  if (repeats_.shape_len != 0 && room(q, 32) &&
+  if (repeats_.shape_len != 0 && room(q, kSameBytesAtMost) &&
       same_leading_bytes(q, repeats_.shape, repeats_.shape_len)) {
     // The previous shape's text, ']' included: the same dimensions.
     count = repeats_.count;
@@ -111,7 +111,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
     }
     // Without kept dimensions the cache holds none, and is read only by
     // this same form of the reader (a scan keeps details or not throughout).
-    if (q - shape <= 32 && room(shape, 32)) {
+    if (q - shape <= kSameBytesAtMost && room(shape, kSameBytesAtMost)) {
       repeats_.shape = shape;
       repeats_.shape_len = static_cast<std::size_t>(q - shape);
       repeats_.count = count;
@@ -125,7 +125,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   std::uint64_t begin;
   const std::uint8_t* after;
   const std::size_t repeated_len = repeats_.end_digits_len;
-  if (repeated_len != 0 && room(q, 32) &&
+  if (repeated_len != 0 && room(q, kSameBytesAtMost) &&
       same_leading_bytes(q, repeats_.end_digits, repeated_len) && q[repeated_len] == ',') {
     // The digits of the previous end, then ',': read_plain_u64 would give
     // the same value and stop at the same byte.
@@ -138,7 +138,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   q = after + 1;
   std::uint64_t end;
   if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return false;
-  if (room(q, 32)) {
+  if (room(q, kSameBytesAtMost)) {
     repeats_.end_digits = q;
     repeats_.end_digits_len = static_cast<std::size_t>(after - q);
     repeats_.end = end;
@@ -153,7 +153,7 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   if constexpr (kKeepDims) {
     detail_->shape_pos = out_->dims.size();
     detail_->rank = rank;
-    // One at a time: for the usual one to four, cheaper than a range insert.
+    // Pushed one by one: a range insert measured no faster for one to four.
     for (std::uint64_t i = 0; i < rank; ++i) out_->dims.push_back(dims[i]);
   }
   return true;
