@@ -71,22 +71,29 @@ bool JsonLexer::fail_beyond_serde(const std::uint8_t* at, std::string message) {
   return false;
 }
 
-bool JsonLexer::fail_syntax(const std::uint8_t* at, std::string_view expected) {
+std::string syntax_error_message(std::string_view expected, const std::uint8_t* at,
+                                 const std::uint8_t* end) {
   constexpr std::string_view kLead = "invalid JSON: expected ";
-  if (at >= end_) {
-    return fail(Reason::kHeaderNotJson, at,
-                message(kLead, expected, ", found the end of the header"));
-  }
+  if (at >= end) return message(kLead, expected, ", found the end of the header");
   const unsigned char c = *at;
   if (c >= 0x20 && c < 0x7F) {
     const char found = static_cast<char>(c);
-    return fail(Reason::kHeaderNotJson, at,
-                message(kLead, expected, ", found '", std::string_view(&found, 1), "'"));
+    return message(kLead, expected, ", found '", std::string_view(&found, 1), "'");
   }
   static constexpr char kHex[] = "0123456789abcdef";
   const char hex[] = {kHex[c >> 4], kHex[c & 0xF]};
-  return fail(Reason::kHeaderNotJson, at,
-              message(kLead, expected, ", found byte 0x", std::string_view(hex, 2)));
+  return message(kLead, expected, ", found byte 0x", std::string_view(hex, 2));
+}
+
+std::string expected_literal(std::string_view word) {
+  std::string what = "the literal '";
+  what += word;
+  what += "'";
+  return what;
+}
+
+bool JsonLexer::fail_syntax(const std::uint8_t* at, std::string_view expected) {
+  return fail(Reason::kHeaderNotJson, at, syntax_error_message(expected, at, end_));
 }
 
 bool JsonLexer::fail_after_end(Reason reason, const std::uint8_t* at) {
@@ -112,16 +119,21 @@ bool JsonLexer::read_literal(std::string_view word) {
   // Point at the first byte that differs, as serde_json does.
   const std::uint8_t* at = p_;
   for (std::size_t i = 0; i < word.size() && at < end_ && *at == word[i]; ++i) ++at;
-  std::string what = "the literal '";
-  what += word;
-  what += "'";
-  return fail_syntax(at, what);
+  return fail_syntax(at, expected_literal(word));
 }
 
-bool JsonLexer::read_hex4(std::uint32_t& out) {
-  out = 0;
-  for (int i = 0; i < 4; ++i) {
-    const int c = peek();
+namespace {
+
+// Four hex digits from `p`: their value, or the first byte that is not one
+// (`end` when the header ends first).
+struct Hex4 {
+  std::uint32_t value = 0;
+  const std::uint8_t* bad = nullptr;
+};
+Hex4 read_hex4(const std::uint8_t* p, const std::uint8_t* end) noexcept {
+  Hex4 out;
+  for (int i = 0; i < 4; ++i, ++p) {
+    const int c = p < end ? *p : -1;
     std::uint32_t digit;
     if (c >= '0' && c <= '9') {
       digit = static_cast<std::uint32_t>(c - '0');
@@ -130,12 +142,52 @@ bool JsonLexer::read_hex4(std::uint32_t& out) {
     } else if (c >= 'A' && c <= 'F') {
       digit = static_cast<std::uint32_t>(c - 'A' + 10);
     } else {
-      return fail_syntax(p_, "a hex digit in a \\u escape");
+      out.bad = p;
+      return out;
     }
-    out = (out << 4) | digit;
-    ++p_;
+    out.value = (out.value << 4) | digit;
   }
-  return true;
+  return out;
+}
+
+}  // namespace
+
+UnicodeEscape read_unicode_escape(const std::uint8_t* escape_start,
+                                  const std::uint8_t* end) noexcept {
+  UnicodeEscape out;
+  auto fault = [&](const std::uint8_t* at, SyntaxFaultKind kind, std::string_view text) {
+    out.fault_at = at;
+    out.fault_kind = kind;
+    out.text = text;
+    return out;
+  };
+  const std::uint8_t* p = escape_start + 2;  // after the backslash and the u
+  const Hex4 unit = read_hex4(p, end);
+  if (unit.bad != nullptr)
+    return fault(unit.bad, SyntaxFaultKind::kExpected, syntax_text::kHexDigit);
+  p += 4;
+  std::uint32_t code_point = unit.value;
+  if (code_point >= 0xDC00 && code_point <= 0xDFFF) {
+    return fault(escape_start, SyntaxFaultKind::kMessage, syntax_text::kLoneTrailingSurrogate);
+  }
+  if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+    // A leading surrogate must be followed at once by an escaped trailing one.
+    if (end - p < 2 || p[0] != '\\' || p[1] != 'u') {
+      return fault(escape_start, SyntaxFaultKind::kMessage, syntax_text::kLoneLeadingSurrogate);
+    }
+    p += 2;
+    const Hex4 low = read_hex4(p, end);
+    if (low.bad != nullptr)
+      return fault(low.bad, SyntaxFaultKind::kExpected, syntax_text::kHexDigit);
+    p += 4;
+    if (low.value < 0xDC00 || low.value > 0xDFFF) {
+      return fault(escape_start, SyntaxFaultKind::kMessage, syntax_text::kLoneLeadingSurrogate);
+    }
+    code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low.value - 0xDC00);
+  }
+  out.next = p;
+  out.code_point = code_point;
+  return out;
 }
 
 // At the byte after a backslash. Appends the unescaped text to `scratch`.
@@ -168,35 +220,20 @@ bool JsonLexer::read_escape(std::string& scratch) {
     case 't':
       scratch.push_back('\t');
       return true;
-    case 'u':
-      break;
+    case 'u': {
+      const UnicodeEscape u = read_unicode_escape(escape_start, end_);
+      if (u.fault_at != nullptr) {
+        return u.fault_kind == SyntaxFaultKind::kExpected
+                   ? fail_syntax(u.fault_at, u.text)
+                   : fail(Reason::kHeaderNotJson, u.fault_at, std::string(u.text));
+      }
+      p_ = u.next;
+      append_utf8(scratch, u.code_point);
+      return true;
+    }
     default:
-      return fail(Reason::kHeaderNotJson, escape_start,
-                  "invalid JSON: invalid escape sequence in a string");
+      return fail(Reason::kHeaderNotJson, escape_start, std::string(syntax_text::kBadEscape));
   }
-  std::uint32_t unit;
-  if (!read_hex4(unit)) return false;
-  if (unit >= 0xDC00 && unit <= 0xDFFF) {
-    return fail(Reason::kHeaderNotJson, escape_start,
-                "invalid JSON: lone trailing surrogate in a \\u escape");
-  }
-  if (unit >= 0xD800 && unit <= 0xDBFF) {
-    // A leading surrogate must be followed at once by an escaped trailing one.
-    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
-      return fail(Reason::kHeaderNotJson, escape_start,
-                  "invalid JSON: lone leading surrogate in a \\u escape");
-    }
-    p_ += 2;
-    std::uint32_t low;
-    if (!read_hex4(low)) return false;
-    if (low < 0xDC00 || low > 0xDFFF) {
-      return fail(Reason::kHeaderNotJson, escape_start,
-                  "invalid JSON: lone leading surrogate in a \\u escape");
-    }
-    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-  }
-  append_utf8(scratch, unit);
-  return true;
 }
 
 // At the opening quote.
@@ -207,7 +244,7 @@ bool JsonLexer::read_string(std::string& scratch, StringValue& out) {
   out.has_nul = false;
   for (;;) {
     p_ = next_string_stop(p_);
-    if (p_ >= end_) return fail_syntax(p_, "'\"' to close the string");
+    if (p_ >= end_) return fail_syntax(p_, syntax_text::kStringClose);
     const std::uint8_t c = *p_;
     if (c >= 0x80) {
       saw_non_ascii_ = true;  // from now on, non-ASCII bytes do not stop the scan
@@ -239,8 +276,7 @@ bool JsonLexer::read_string(std::string& scratch, StringValue& out) {
       continue;
     }
     // Only a control character is left.
-    return fail(Reason::kHeaderNotJson, p_,
-                "invalid JSON: control character inside a string (must be escaped)");
+    return fail(Reason::kHeaderNotJson, p_, std::string(syntax_text::kControlInString));
   }
 }
 
@@ -252,11 +288,11 @@ bool JsonLexer::read_number(NumberForm& out) {
     ++p_;
   }
   const int first = peek();
-  if (!is_digit(first)) return fail_syntax(p_, "a digit");
+  if (!is_digit(first)) return fail_syntax(p_, syntax_text::kDigit);
   if (first == '0') {
     ++p_;
     if (is_digit(peek())) {
-      return fail(Reason::kHeaderNotJson, start, "invalid JSON: number with a leading zero");
+      return fail(Reason::kHeaderNotJson, start, std::string(syntax_text::kLeadingZero));
     }
   } else {
     const std::uint8_t* digits = p_;
@@ -280,14 +316,14 @@ bool JsonLexer::read_number(NumberForm& out) {
   if (peek() == '.') {
     out.fractional_or_exponent = true;
     ++p_;
-    if (!is_digit(peek())) return fail_syntax(p_, "a digit after the decimal point");
+    if (!is_digit(peek())) return fail_syntax(p_, syntax_text::kFractionDigit);
     while (p_ < end_ && is_digit(*p_)) ++p_;
   }
   if (peek() == 'e' || peek() == 'E') {
     out.fractional_or_exponent = true;
     ++p_;
     if (peek() == '+' || peek() == '-') ++p_;
-    if (!is_digit(peek())) return fail_syntax(p_, "a digit in the exponent");
+    if (!is_digit(peek())) return fail_syntax(p_, syntax_text::kExponentDigit);
     while (p_ < end_ && is_digit(*p_)) ++p_;
   }
   out.is_u64 = !out.negative && !out.fractional_or_exponent && !out.above_u64;
@@ -331,7 +367,7 @@ bool JsonLexer::read_u64_element(Reason type_reason, std::string_view what, std:
     message += " is not an unsigned integer";
     return fail(type_reason, start, std::move(message));
   }
-  return fail_syntax(p_, "a JSON value");
+  return fail_syntax(p_, syntax_text::kValue);
 }
 
 bool JsonLexer::skip_value(int depth) {
@@ -356,11 +392,11 @@ bool JsonLexer::skip_value(int depth) {
         ++p_;
         --open;
       } else if (c == '{') {
-        if (peek() != '"') return fail_syntax(p_, "a key string or '}'");
+        if (peek() != '"') return fail_syntax(p_, syntax_text::kKeyOrClose);
         StringValue key;
         if (!read_string(skip_scratch_, key)) return false;
         skip_whitespace();
-        if (!expect(':', "':' after an object key")) return false;
+        if (!expect(':', syntax_text::kColon)) return false;
         skip_whitespace();
         continue;
       } else {
@@ -385,7 +421,7 @@ bool JsonLexer::skip_value(int depth) {
     } else if (c == 'n') {
       if (!read_literal("null")) return false;
     } else {
-      return fail_syntax(p_, "a JSON value");
+      return fail_syntax(p_, syntax_text::kValue);
     }
     // After a value: close containers or move to the next element.
     for (;;) {
@@ -396,11 +432,11 @@ bool JsonLexer::skip_value(int depth) {
         ++p_;
         skip_whitespace();
         if (in_object) {
-          if (peek() != '"') return fail_syntax(p_, "a key string");
+          if (peek() != '"') return fail_syntax(p_, syntax_text::kKey);
           StringValue key;
           if (!read_string(skip_scratch_, key)) return false;
           skip_whitespace();
-          if (!expect(':', "':' after an object key")) return false;
+          if (!expect(':', syntax_text::kColon)) return false;
           skip_whitespace();
         }
         break;  // next value
@@ -410,7 +446,7 @@ bool JsonLexer::skip_value(int depth) {
         --open;
         continue;
       }
-      return fail_syntax(p_, in_object ? "',' or '}'" : "',' or ']'");
+      return fail_syntax(p_, in_object ? syntax_text::kCommaOrBrace : syntax_text::kCommaOrBracket);
     }
   }
 }
@@ -418,7 +454,7 @@ bool JsonLexer::skip_value(int depth) {
 bool JsonLexer::comma_before_value() {
   ++p_;
   skip_whitespace();
-  return starts_value(peek()) || fail_syntax(p_, "a JSON value");
+  return starts_value(peek()) || fail_syntax(p_, syntax_text::kValue);
 }
 
 std::string_view JsonLexer::string_at(const std::uint8_t* begin, const std::uint8_t* end,

@@ -37,6 +37,63 @@
 
 namespace stguard::detail {
 
+// The words of JSON syntax errors, written once: the lexer, the syntax pass
+// (json_syntax.h) and the skim (json_syntax_skim.h), which names the first
+// syntax error itself, must give the same message for the same fault.
+namespace syntax_text {
+// What was expected, for syntax_error_message.
+inline constexpr std::string_view kValue = "a JSON value";
+inline constexpr std::string_view kKeyOrClose = "a key string or '}'";
+inline constexpr std::string_view kKey = "a key string";
+inline constexpr std::string_view kColon = "':' after an object key";
+inline constexpr std::string_view kCommaOrBrace = "',' or '}'";
+inline constexpr std::string_view kCommaOrBracket = "',' or ']'";
+inline constexpr std::string_view kStringClose = "'\"' to close the string";
+inline constexpr std::string_view kDigit = "a digit";
+inline constexpr std::string_view kFractionDigit = "a digit after the decimal point";
+inline constexpr std::string_view kExponentDigit = "a digit in the exponent";
+inline constexpr std::string_view kHexDigit = "a hex digit in a \\u escape";
+// Whole messages.
+inline constexpr std::string_view kLeadingZero = "invalid JSON: number with a leading zero";
+inline constexpr std::string_view kBadEscape = "invalid JSON: invalid escape sequence in a string";
+inline constexpr std::string_view kControlInString =
+    "invalid JSON: control character inside a string (must be escaped)";
+inline constexpr std::string_view kLoneTrailingSurrogate =
+    "invalid JSON: lone trailing surrogate in a \\u escape";
+inline constexpr std::string_view kLoneLeadingSurrogate =
+    "invalid JSON: lone leading surrogate in a \\u escape";
+}  // namespace syntax_text
+
+// How a syntax fault's message is made.
+enum class SyntaxFaultKind : std::uint8_t {
+  kNone,      // no fault (or none named)
+  kExpected,  // syntax_error_message(text, at, end): `text` was expected at `at`
+  kLiteral,   // syntax_error_message(expected_literal(text), ...): `text` is the literal's word
+  kMessage,   // `text` is the whole message
+};
+
+// A \u escape read from its backslash `escape_start` (the 'u' follows it):
+// four hex digits, and for a leading surrogate a second escape with a
+// trailing one. Either the code point and the byte after the escape, or the
+// fault as the lexer reports it. Written once for the lexer and the skim.
+struct UnicodeEscape {
+  const std::uint8_t* next = nullptr;
+  std::uint32_t code_point = 0;
+  const std::uint8_t* fault_at = nullptr;  // null: no fault
+  SyntaxFaultKind fault_kind = SyntaxFaultKind::kNone;
+  std::string_view text;  // syntax_text
+};
+UnicodeEscape read_unicode_escape(const std::uint8_t* escape_start,
+                                  const std::uint8_t* end) noexcept;
+
+// "invalid JSON: expected <expected>, found <the byte at `at`, or the end of
+// the header when `at` is `end`>".
+std::string syntax_error_message(std::string_view expected, const std::uint8_t* at,
+                                 const std::uint8_t* end);
+// What a literal's first differing byte was expected to be part of:
+// "the literal '<word>'".
+std::string expected_literal(std::string_view word);
+
 inline bool is_digit(int c) noexcept { return c >= '0' && c <= '9'; }
 
 // Bytes that start a syntactically plausible JSON value. Used to tell "a value
@@ -356,7 +413,6 @@ class JsonLexer {
  private:
   // After a backslash: appends the unescaped text to `scratch`.
   bool read_escape(std::string& scratch);
-  bool read_hex4(std::uint32_t& out);
 
   const std::uint8_t* begin_;
   const std::uint8_t* end_;

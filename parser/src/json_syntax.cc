@@ -53,7 +53,7 @@ bool read_key(JsonLexer& lex, std::string& scratch, std::string_view expected) {
   JsonLexer::StringValue ignored;
   if (!lex.read_string(scratch, ignored)) return false;
   lex.skip_whitespace();
-  if (!lex.expect(':', "':' after an object key")) return false;
+  if (!lex.expect(':', syntax_text::kColon)) return false;
   lex.skip_whitespace();
   return true;
 }
@@ -70,7 +70,7 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
     // it.
     lex.set_pos(from.at);
     for (std::size_t level = 0; level < from.depth; ++level) open.push(from.objects[level]);
-    if (!open.empty() && open.top_is_object() && !read_key(lex, scratch, "a key string")) {
+    if (!open.empty() && open.top_is_object() && !read_key(lex, scratch, syntax_text::kKey)) {
       return false;
     }
   } else {
@@ -89,7 +89,7 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
         closed = true;
       } else {
         open.push(c == '{');
-        if (c == '{' && !read_key(lex, scratch, "a key string or '}'")) return false;
+        if (c == '{' && !read_key(lex, scratch, syntax_text::kKeyOrClose)) return false;
       }
     } else if (c == '"') {
       JsonLexer::StringValue ignored;
@@ -109,7 +109,7 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
       if (!lex.read_literal("null")) return false;
       closed = true;
     } else {
-      return lex.fail_syntax(lex.pos(), "a JSON value");
+      return lex.fail_syntax(lex.pos(), syntax_text::kValue);
     }
     if (!closed) continue;  // the first element or member's value
     // After a complete value: close containers or move to the next element.
@@ -121,7 +121,7 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
       if (lex.peek() == ',') {
         lex.advance();
         lex.skip_whitespace();
-        if (in_object && !read_key(lex, scratch, "a key string")) return false;
+        if (in_object && !read_key(lex, scratch, syntax_text::kKey)) return false;
         break;  // the next value
       }
       if (lex.peek() == (in_object ? '}' : ']')) {
@@ -129,7 +129,8 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
         open.pop();
         continue;
       }
-      return lex.fail_syntax(lex.pos(), in_object ? "',' or '}'" : "',' or ']'");
+      return lex.fail_syntax(lex.pos(),
+                             in_object ? syntax_text::kCommaOrBrace : syntax_text::kCommaOrBracket);
     }
   }
 }
@@ -151,7 +152,19 @@ std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std
   }
   const SyntaxSkim skim = skim_json_syntax(begin, end, member_at);
   if (skim.well_formed) return std::nullopt;
-  return read_json_syntax_error(begin, end, file_base, kernels, skim.resume);
+  if (skim.fault == SyntaxFaultKind::kNone) {
+    return read_json_syntax_error(begin, end, file_base, kernels, skim.resume);
+  }
+  const std::uint64_t offset = file_base + static_cast<std::uint64_t>(skim.at - begin);
+  switch (skim.fault) {
+    case SyntaxFaultKind::kExpected:
+      return Error{Reason::kHeaderNotJson, offset, syntax_error_message(skim.text, skim.at, end)};
+    case SyntaxFaultKind::kLiteral:
+      return Error{Reason::kHeaderNotJson, offset,
+                   syntax_error_message(expected_literal(skim.text), skim.at, end)};
+    default:
+      return Error{Reason::kHeaderNotJson, offset, std::string(skim.text)};
+  }
 }
 
 std::optional<Error> read_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,

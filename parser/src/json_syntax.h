@@ -49,8 +49,8 @@ inline constexpr std::size_t kSkimAtMostBytes = 64 * 1024;
 // key in the same state: inside the top-level object, at a key.
 //
 // Up to kSkimAtMostBytes from the start, the bytes are skimmed first
-// (json_syntax_skim.h); the lexer's pass below runs only where the skim
-// found a fault, from the last key or array element begun before it.
+// (json_syntax_skim.h), which names the first syntax error itself; the
+// lexer's pass below reads what is longer, and an empty header.
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at = nullptr);

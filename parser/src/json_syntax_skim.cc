@@ -1,8 +1,12 @@
 #include "json_syntax_skim.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "json_lexer.h"  // find_string_stop, syntax_text
 
 #if defined(__clang__)
 #define STGUARD_NO_COVERAGE __attribute__((no_sanitize("coverage")))
@@ -300,19 +304,99 @@ constexpr std::array<std::uint8_t, std::size_t{kStates}* kClasses* kTops> kTable
 constexpr std::array<std::uint8_t, 4> kPushed = {kTopNone, kTopObject, kTopArray, kTopNone};
 constexpr std::array<std::ptrdiff_t, 4> kDepthChange = {0, 1, 1, -1};
 
-// The steps run in blocks, between which the state is looked at: a fault
-// stops the skim within a block of it, and a block cannot take the depth
-// past the stack.
+// The steps run in blocks, between which the depth is looked at: a block
+// cannot take the depth past the arrays, which grow before it could.
 constexpr std::ptrdiff_t kBlock = 64;
-static_assert(kMaxSkimDepth > kBlock);
+static_assert(kSkimStackDepth > kBlock);
+
+// The states after which the step loop does more than step: it stops at a
+// fault or the end of the value, and skips a string's plain bytes.
+constexpr unsigned kStopStates = (1U << kFault) | (1U << kDone);
+constexpr unsigned kStringStates = (1U << kInKey) | (1U << kInString);
+constexpr unsigned kEscapeStates = (1U << kKeyEscape) | (1U << kStringEscape);
+
+// The first syntax error, as the lexer's pass gives it, from the state the
+// skim was in at the byte `at` of class `cls` (kEnd: `at` is the end), in a
+// container of kind `top`. `first` is where the skim started. Kept out of
+// line, and so instrumented for coverage unlike the skim: each kind of fault
+// it names is a branch the fuzzer can see.
+[[gnu::noinline]] void name_fault(int state, int cls, int top, const std::uint8_t* at,
+                                  const std::uint8_t* first, SyntaxSkim& skim) {
+  namespace text = syntax_text;
+  auto expected = [&](std::string_view what) {
+    skim.fault = SyntaxFaultKind::kExpected;
+    skim.at = at;
+    skim.text = what;
+  };
+  auto whole = [&](std::string_view what, const std::uint8_t* where) {
+    skim.fault = SyntaxFaultKind::kMessage;
+    skim.at = where;
+    skim.text = what;
+  };
+  auto literal = [&](std::string_view word) {
+    skim.fault = SyntaxFaultKind::kLiteral;
+    skim.at = at;
+    skim.text = word;
+  };
+  switch (state) {
+    case kValue:
+    case kValueOrClose:
+      return expected(text::kValue);
+    case kKeyOrClose:
+      return expected(text::kKeyOrClose);
+    case kKey:
+      return expected(text::kKey);
+    case kInKey:
+    case kInString:
+      // Only a control byte or the end stops a string short.
+      return cls == kEnd ? expected(text::kStringClose) : whole(text::kControlInString, at);
+    case kKeyEscape:
+    case kStringEscape:
+      return whole(text::kBadEscape, at - 1);  // at the backslash (\u is read in the loop)
+    case kColonNext:
+      return expected(text::kColon);
+    case kMinusSign:
+      return expected(text::kDigit);
+    case kIntZero:
+      if (cls == kZero || cls == kDigit) {
+        // At the number's first byte: its '0', or the '-' before that.
+        const std::uint8_t* zero = at - 1;
+        return whole(text::kLeadingZero, (zero > first && zero[-1] == '-') ? zero - 1 : zero);
+      }
+      break;  // the number ended: what follows it is wrong
+    case kDecimalPoint:
+      return expected(text::kFractionDigit);
+    case kExponentMark:
+    case kExponentSign:
+      return expected(text::kExponentDigit);
+    case kLiteralT:
+    case kLiteralTr:
+    case kLiteralTru:
+      return literal("true");
+    case kLiteralF:
+    case kLiteralFa:
+    case kLiteralFal:
+    case kLiteralFals:
+      return literal("false");
+    case kLiteralN:
+    case kLiteralNu:
+    case kLiteralNul:
+      return literal("null");
+    default:
+      break;  // after a value (kAfterValue, or a number's digits)
+  }
+  // Neither ',' nor the close of the container the value is in. (At the top
+  // level a value's end is the end of the skim, never a fault.)
+  expected(top == kTopObject ? text::kCommaOrBrace : text::kCommaOrBracket);
+}
 
 }  // namespace
 
 // Not instrumented for coverage (-fsanitize=fuzzer): the automaton's paths
 // are in its table, not in its code, so coverage could not tell the fuzzer
 // anything of them, and tracing the loop's compares would cost what the skim
-// saves. The lexer's pass, which gives every syntax error its offset and
-// message, keeps its coverage.
+// saves. name_fault, which turns the state at a fault into its message, and
+// the \u escape reader keep theirs.
 STGUARD_NO_COVERAGE
 SyntaxSkim skim_json_syntax(const std::uint8_t* begin, const std::uint8_t* end,
                             const std::uint8_t* member_at) {
@@ -321,8 +405,14 @@ SyntaxSkim skim_json_syntax(const std::uint8_t* begin, const std::uint8_t* end,
   // at depth d, or null when none has begun; starts[0] takes the writes of
   // the other bytes. Neither is cleared: a slot is written before it is
   // read, but for these.
-  std::array<std::uint8_t, kMaxSkimDepth + 2> kinds;
-  std::array<const std::uint8_t*, kMaxSkimDepth + 2> starts;
+  // They live on the stack up to kSkimStackDepth levels, and move to the
+  // heap for deeper nesting, which only a hostile header has: at most 9 bytes
+  // a level, and a level takes a byte of the at most kSkimAtMostBytes read.
+  std::array<std::uint8_t, kSkimStackDepth + 2> kinds;
+  std::array<const std::uint8_t*, kSkimStackDepth + 2> starts;
+  std::vector<std::uint8_t> deep_kinds;
+  std::vector<const std::uint8_t*> deep_starts;
+  std::ptrdiff_t capacity = kSkimStackDepth + 2;  // of the arrays in use
   kinds[0] = kTopNone;
   starts[0] = nullptr;
   std::ptrdiff_t depth = 0;
@@ -335,21 +425,35 @@ SyntaxSkim skim_json_syntax(const std::uint8_t* begin, const std::uint8_t* end,
     state = kKey;
     p = member_at;
   }
+  const std::uint8_t* const first = p;
   // The hot loop reads through raw pointers: no bounds checks, and under
   // -fsanitize=fuzzer no compare on a byte's value to trace.
   const std::uint8_t* const class_of = kClassOf.data();
   const std::uint8_t* const table = kTable.data();
-  std::uint8_t* const kind = kinds.data();
-  const std::uint8_t** const start = starts.data();
+  std::uint8_t* kind = kinds.data();
+  const std::uint8_t** start = starts.data();
   int top = kind[depth];
-  while (p != end) {
-    if (state == kFault || state == kDone) break;
-    if (depth + kBlock >= static_cast<std::ptrdiff_t>(kMaxSkimDepth)) {
-      state = kFault;  // deeper than the skim keeps: the lexer's pass reads it
-      break;
+  // The state and container before the last step: what a fault is named by.
+  int state_before = state;
+  int top_before = top;
+  SyntaxSkim skim;
+  while (p != end && ((1U << state) & kStopStates) == 0) {
+    // A block writes at most kBlock + 1 levels above the depth it starts at.
+    if (depth + kBlock + 2 > capacity) {
+      capacity *= 2;
+      if (deep_kinds.empty()) {
+        deep_kinds.assign(kinds.begin(), kinds.end());
+        deep_starts.assign(starts.begin(), starts.end());
+      }
+      deep_kinds.resize(static_cast<std::size_t>(capacity));
+      deep_starts.resize(static_cast<std::size_t>(capacity));
+      kind = deep_kinds.data();
+      start = deep_starts.data();
     }
     const std::uint8_t* const block_end = (end - p > kBlock) ? p + kBlock : end;
-    for (; p != block_end; ++p) {
+    for (; p < block_end; ++p) {
+      state_before = state;
+      top_before = top;
       const std::uint8_t e = table[at(state, class_of[*p], top)];
       const unsigned action = (e >> 5) & 3U;
       state = e & 31;
@@ -360,20 +464,51 @@ SyntaxSkim skim_json_syntax(const std::uint8_t* begin, const std::uint8_t* end,
       start[(e >> 7) * depth] = p;  // a key or an array element begins here
       depth += kDepthChange[action];
       top = kind[depth];
+      if (((1U << state) & (kStopStates | kStringStates)) != 0) {
+        if (state == kFault && ((1U << state_before) & kEscapeStates) != 0 && class_of[*p] == kU) {
+          // A \u escape, which the table leaves out: read as the lexer does.
+          const UnicodeEscape u = read_unicode_escape(p - 1, end);
+          if (u.fault_at != nullptr) {
+            skim.fault = u.fault_kind;
+            skim.at = u.fault_at;
+            skim.text = u.text;
+            break;
+          }
+          state = state_before == kKeyEscape ? kInKey : kInString;
+          p = u.next - 1;  // the loop's ++p lands after the escape
+          continue;
+        }
+        if (((1U << state) & kStopStates) != 0) break;  // at the byte that ends it
+        // Inside a string every byte but '"', '\\' and a control byte leaves
+        // the state, the depth and the slots as they are: on to the next of
+        // those, with the lexer's vector search (the loop's ++p lands on it;
+        // a block's bound is on the depth, which does not change on the way).
+        p = find_string_stop(p + 1, end) - 1;
+      }
     }
   }
-  if (state != kFault && state != kDone) state = kTable[at(state, kEnd, top)] & 31;
-  SyntaxSkim skim;
+  const std::uint8_t* fault_at = p;
+  int fault_class = p != end ? int{class_of[*p]} : int{kEnd};
+  if (p == end && ((1U << state) & kStopStates) == 0) {
+    state_before = state;
+    top_before = top;
+    state = kTable[at(state, kEnd, top)] & 31;
+    fault_class = kEnd;
+  }
   if (state == kDone) {
     skim.well_formed = true;
     return skim;
   }
-  // The deepest container still open that has begun a key or an element:
-  // the lexer's pass starts at that one's first byte, with the containers
-  // around it open. A fault state writes nothing but starts[0], so every
-  // byte before that one was read well-formed. With none, it starts where
-  // the skim did.
-  std::ptrdiff_t d = depth;
+  if (first != end && skim.fault == SyntaxFaultKind::kNone) {
+    name_fault(state_before, fault_class, top_before, fault_at, first, skim);
+  }
+  // Where the lexer's pass may start (it runs when the fault has no name):
+  // in the deepest container still open, up to kSkimStackDepth levels, that
+  // has begun a key or an element, at that one's first byte, with the
+  // containers around it open. A fault state writes nothing but starts[0],
+  // so every byte before that one was read well-formed. With none, it starts
+  // where the skim did.
+  std::ptrdiff_t d = std::min(depth, static_cast<std::ptrdiff_t>(kSkimStackDepth));
   while (d > 0 && start[d] == nullptr) --d;
   if (d > 0) {
     skim.resume.at = start[d];
