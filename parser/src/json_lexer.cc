@@ -71,6 +71,10 @@ bool JsonLexer::fail_beyond_serde(const std::uint8_t* at, std::string message) {
   return false;
 }
 
+namespace {
+
+// "invalid JSON: expected <expected>, found <the byte at `at`, or the end of
+// the header when `at` is `end`>".
 std::string syntax_error_message(std::string_view expected, const std::uint8_t* at,
                                  const std::uint8_t* end) {
   constexpr std::string_view kLead = "invalid JSON: expected ";
@@ -85,11 +89,26 @@ std::string syntax_error_message(std::string_view expected, const std::uint8_t* 
   return message(kLead, expected, ", found byte 0x", std::string_view(hex, 2));
 }
 
+// "the literal '<word>'": what a literal's first differing byte was part of.
 std::string expected_literal(std::string_view word) {
   std::string what = "the literal '";
   what += word;
   what += "'";
   return what;
+}
+
+}  // namespace
+
+std::string syntax_fault_message(SyntaxFaultKind kind, std::string_view text,
+                                 const std::uint8_t* at, const std::uint8_t* end) {
+  switch (kind) {
+    case SyntaxFaultKind::kExpected:
+      return syntax_error_message(text, at, end);
+    case SyntaxFaultKind::kLiteral:
+      return syntax_error_message(expected_literal(text), at, end);
+    default:
+      return std::string(text);
+  }
 }
 
 bool JsonLexer::fail_syntax(const std::uint8_t* at, std::string_view expected) {
@@ -163,8 +182,9 @@ UnicodeEscape read_unicode_escape(const std::uint8_t* escape_start,
   };
   const std::uint8_t* p = escape_start + 2;  // after the backslash and the u
   const Hex4 unit = read_hex4(p, end);
-  if (unit.bad != nullptr)
+  if (unit.bad != nullptr) {
     return fault(unit.bad, SyntaxFaultKind::kExpected, syntax_text::kHexDigit);
+  }
   p += 4;
   std::uint32_t code_point = unit.value;
   if (code_point >= 0xDC00 && code_point <= 0xDFFF) {
@@ -177,8 +197,9 @@ UnicodeEscape read_unicode_escape(const std::uint8_t* escape_start,
     }
     p += 2;
     const Hex4 low = read_hex4(p, end);
-    if (low.bad != nullptr)
+    if (low.bad != nullptr) {
       return fault(low.bad, SyntaxFaultKind::kExpected, syntax_text::kHexDigit);
+    }
     p += 4;
     if (low.value < 0xDC00 || low.value > 0xDFFF) {
       return fault(escape_start, SyntaxFaultKind::kMessage, syntax_text::kLoneLeadingSurrogate);
@@ -223,9 +244,8 @@ bool JsonLexer::read_escape(std::string& scratch) {
     case 'u': {
       const UnicodeEscape u = read_unicode_escape(escape_start, end_);
       if (u.fault_at != nullptr) {
-        return u.fault_kind == SyntaxFaultKind::kExpected
-                   ? fail_syntax(u.fault_at, u.text)
-                   : fail(Reason::kHeaderNotJson, u.fault_at, std::string(u.text));
+        return fail(Reason::kHeaderNotJson, u.fault_at,
+                    syntax_fault_message(u.fault_kind, u.text, u.fault_at, end_));
       }
       p_ = u.next;
       append_utf8(scratch, u.code_point);

@@ -41,7 +41,7 @@ namespace stguard::detail {
 // (json_syntax.h) and the skim (json_syntax_skim.h), which names the first
 // syntax error itself, must give the same message for the same fault.
 namespace syntax_text {
-// What was expected, for syntax_error_message.
+// What was expected (SyntaxFaultKind::kExpected).
 inline constexpr std::string_view kValue = "a JSON value";
 inline constexpr std::string_view kKeyOrClose = "a key string or '}'";
 inline constexpr std::string_view kKey = "a key string";
@@ -67,8 +67,8 @@ inline constexpr std::string_view kLoneLeadingSurrogate =
 // How a syntax fault's message is made.
 enum class SyntaxFaultKind : std::uint8_t {
   kNone,      // no fault (or none named)
-  kExpected,  // syntax_error_message(text, at, end): `text` was expected at `at`
-  kLiteral,   // syntax_error_message(expected_literal(text), ...): `text` is the literal's word
+  kExpected,  // "invalid JSON: expected <text>, found <the byte at `at`, or the end>"
+  kLiteral,   // the same, expecting "the literal '<text>'": `text` is the literal's word
   kMessage,   // `text` is the whole message
 };
 
@@ -86,13 +86,11 @@ struct UnicodeEscape {
 UnicodeEscape read_unicode_escape(const std::uint8_t* escape_start,
                                   const std::uint8_t* end) noexcept;
 
-// "invalid JSON: expected <expected>, found <the byte at `at`, or the end of
-// the header when `at` is `end`>".
-std::string syntax_error_message(std::string_view expected, const std::uint8_t* at,
-                                 const std::uint8_t* end);
-// What a literal's first differing byte was expected to be part of:
-// "the literal '<word>'".
-std::string expected_literal(std::string_view word);
+// The message of a syntax fault of `kind` (not kNone) at `at`, from `text`,
+// as in SyntaxFaultKind; `end` is the end of the header. The one place the
+// lexer's and the skim's syntax messages are made.
+std::string syntax_fault_message(SyntaxFaultKind kind, std::string_view text,
+                                 const std::uint8_t* at, const std::uint8_t* end);
 
 inline bool is_digit(int c) noexcept { return c >= '0' && c <= '9'; }
 

@@ -156,15 +156,8 @@ std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std
     return read_json_syntax_error(begin, end, file_base, kernels, skim.resume);
   }
   const std::uint64_t offset = file_base + static_cast<std::uint64_t>(skim.at - begin);
-  switch (skim.fault) {
-    case SyntaxFaultKind::kExpected:
-      return Error{Reason::kHeaderNotJson, offset, syntax_error_message(skim.text, skim.at, end)};
-    case SyntaxFaultKind::kLiteral:
-      return Error{Reason::kHeaderNotJson, offset,
-                   syntax_error_message(expected_literal(skim.text), skim.at, end)};
-    default:
-      return Error{Reason::kHeaderNotJson, offset, std::string(skim.text)};
-  }
+  return Error{Reason::kHeaderNotJson, offset,
+               syntax_fault_message(skim.fault, skim.text, skim.at, end)};
 }
 
 std::optional<Error> read_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
