@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -71,55 +70,6 @@ std::optional<std::string> read_file(const std::filesystem::path& path, std::str
   if (why.empty()) return text;
   if (error != nullptr) *error = "cannot read " + path.string() + ": " + why;
   return std::nullopt;
-}
-
-bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error,
-                unsigned mode) {
-  const auto fail = [&](int err) {
-    if (error != nullptr) *error = "cannot write " + path.string() + ": " + errno_text(err);
-    return false;
-  };
-  // 0, or the errno of the write that failed.
-  const auto write_all = [&](int fd) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return errno;
-      done += static_cast<std::size_t>(n);
-    }
-    return 0;
-  };
-  // An existing path that is not a regular file (/dev/null, a FIFO, a
-  // terminal) is written into, as a shell redirection would: renaming over
-  // it would replace a device node with a regular file.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) return fail(EISDIR);
-    const UniqueFd out(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
-    if (!out) return fail(errno);
-    const int err = write_all(out.get());
-    return err == 0 ? true : fail(err);
-  }
-  // A name no other writer uses: this process, and a counter for its threads.
-  // Created with `mode` (0666 by default) so that the umask applies as to
-  // any new file.
-  static std::atomic<unsigned> counter{0};
-  std::filesystem::path temp = path;
-  temp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  const UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                           static_cast<mode_t>(mode)));
-  if (!fd) return fail(errno);
-  if (const int err = write_all(fd.get()); err != 0) {
-    ::unlink(temp.c_str());
-    return fail(err);
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(temp.c_str());
-    return fail(err);
-  }
-  return true;
 }
 
 }  // namespace stguard::base

@@ -33,6 +33,8 @@ class UniqueFd {
   int get() const noexcept { return fd_; }
   explicit operator bool() const noexcept { return fd_ >= 0; }
   void reset() noexcept;
+  // Gives up ownership: the caller closes the descriptor.
+  int release() noexcept { return std::exchange(fd_, -1); }
 
  private:
   int fd_ = -1;
@@ -56,15 +58,6 @@ std::string read_fd(int fd, std::uint64_t max_bytes, std::string* out);
 // (when not null) set to "cannot read PATH: why".
 std::optional<std::string> read_file(const std::filesystem::path& path, std::string* error,
                                      std::uint64_t max_bytes = kDefaultMaxReadBytes);
-
-// Writes `bytes` to `path` through a temporary file in the same directory,
-// renamed over `path` once complete, so that a reader never sees half a file
-// and an interrupted write leaves the old one. The directory must exist (it
-// is never created). A new file gets `mode` less the umask. An existing
-// `path` that is not a regular file (/dev/null, a FIFO) is written into
-// instead, never replaced. False, with *error set, on failure.
-bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error,
-                unsigned mode = 0666);
 
 // strerror(err) as a std::string.
 std::string errno_text(int err);

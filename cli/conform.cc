@@ -18,6 +18,7 @@
 
 #include "base/decimal.h"
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/parallel.h"
 #include "base/text.h"
 #include "command.h"

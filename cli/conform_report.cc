@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/text.h"
 #include "command.h"
 #include "conformance/model/manifest.h"

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/json.h"
 #include "base/sha256.h"
 #include "base/text.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
@@ -38,9 +39,11 @@ not whole bytes (SUBBYTE_MISALIGNED), a metadata value that is not a string or
 holds U+0000 (METADATA_INVALID), sizes past 64 bits (SIZE_OVERFLOW).
 
 OUT is written through a temporary file in its directory and renamed into
-place once complete: it is never left half written, and an existing OUT stays
-as it was when the spec is refused. New files get permissions 0644 (less
-what the umask removes).
+place once complete: it is never left half written (not even when the command
+is stopped by a signal), and an existing OUT stays as it was when the spec is
+refused. A replaced OUT keeps its permissions; a symbolic link is written
+through; a device or FIFO (/dev/stdout) is written in place. New files get
+permissions 0644 (less what the umask removes).
 
   --protocol   answer as a writer adapter (docs/writer-protocol.md): one JSON
                line on stdout, {"outcome":"written"} or {"outcome":"refused",

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/parallel.h"
 #include "conformance/runner/cleanup.h"
 #include "conformance/runner/grade.h"

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/hex.h"
 #include "base/json.h"
 #include "hunt/oracle.h"

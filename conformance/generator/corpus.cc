@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/sha256.h"
 #include "conformance/generator/bytes.h"
 #include "conformance/generator/readme.h"

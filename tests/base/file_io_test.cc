@@ -45,49 +45,6 @@ TEST_F(FileIoTest, ReadFileWholeAndBounded) {
   EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
 }
 
-TEST_F(FileIoTest, WriteFileReplacesAtomicallyAndNeverCreatesDirectories) {
-  std::string error;
-  ASSERT_TRUE(write_file(dir_ / "out.txt", "one", &error)) << error;
-  ASSERT_TRUE(write_file(dir_ / "out.txt", "two", &error)) << error;
-  EXPECT_EQ(read_file(dir_ / "out.txt", &error), "two");
-  EXPECT_FALSE(write_file(dir_ / "no" / "such" / "dir.txt", "x", &error));
-  EXPECT_FALSE(fs::exists(dir_ / "no"));
-  // Only the target remains: no temporary files left behind.
-  std::size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
-  EXPECT_EQ(entries, 1u);
-  struct stat st {};
-  ASSERT_EQ(::stat((dir_ / "out.txt").c_str(), &st), 0);
-  const mode_t mask = ::umask(022);
-  ::umask(mask);
-  EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);
-}
-
-// A path that exists and is not a regular file is written into, never
-// renamed over: `--junit /dev/null` once replaced the machine's /dev/null
-// with a regular file. A FIFO stands in for the device here.
-TEST_F(FileIoTest, WriteFileWritesIntoAFifoInsteadOfReplacingIt) {
-  const fs::path fifo = dir_ / "pipe";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  // Opened for reading first, without blocking, so the writer's open succeeds.
-  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  ASSERT_GE(reader, 0);
-  std::string error;
-  EXPECT_TRUE(write_file(fifo, "through the pipe", &error)) << error;
-  char buffer[64] = {};
-  const ssize_t n = ::read(reader, buffer, sizeof buffer);
-  ::close(reader);
-  EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
-  struct stat st {};
-  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
-  EXPECT_TRUE(S_ISFIFO(st.st_mode));
-  // A directory is refused, not replaced.
-  fs::create_directory(dir_ / "sub");
-  EXPECT_FALSE(write_file(dir_ / "sub", "x", &error));
-  EXPECT_NE(error.find("directory"), std::string::npos) << error;
-  EXPECT_TRUE(fs::is_directory(dir_ / "sub"));
-}
-
 TEST_F(FileIoTest, ReadAtStopsAtTheEnd) {
   put("a.bin", "0123456789");
   const UniqueFd fd(::open((dir_ / "a.bin").c_str(), O_RDONLY | O_CLOEXEC));
