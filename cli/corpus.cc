@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "base/file_io.h"
-#include "base/output.h"
 #include "base/json.h"
+#include "base/owned_dir.h"
 #include "base/sha256.h"
 #include "base/text.h"
 #include "command.h"
@@ -58,9 +58,12 @@ constexpr std::string_view kBuildUsage =
 constexpr std::string_view kBuildHelp =
     R"(Generates every committed case file, manifest.json, on-demand.json and
 README.md from the recipes, byte for byte reproducibly. Files already
-identical are not rewritten; stale case files in an existing corpus are
-removed. Without --recipes and --out it works on the stguard checkout that
-holds the current directory, never on an installed copy.
+identical are not rewritten. The output folder must be new, empty, or a
+corpus an earlier build made (it holds .stguard-owned.json, the list of the
+files it made): a file an earlier build made that no recipe produces now is
+removed while it still holds what was written; nothing else is ever touched.
+Without --recipes and --out it works on the stguard checkout that holds the
+current directory, never on an installed copy.
 
   --recipes DIR  the conformance directory (vocabulary.txt, cases/)
                  [default: the checkout's conformance/; for --huge, also the
@@ -69,7 +72,7 @@ holds the current directory, never on an installed copy.
   --check        write nothing; exit 1 if DIR differs from the recipes
   --huge DIR     instead, write only the on-demand cases (too large to
                  commit, e.g. a 100,000,000-byte header) and their
-                 manifest.json into DIR
+                 manifest.json into DIR (new, empty, or an earlier --huge's)
   --data-dir DIR where stguard's data is (see `stguard conform --help`)
 )";
 
@@ -93,7 +96,9 @@ defined: the strict and reference profiles differ), for test suites that
 expect that naming. Each file is checked against the manifest's sha256
 first.
 
-  --flat DIR      the output directory (created if needed)
+  --flat DIR      the output directory: new, empty, or made by an earlier
+                  export (files of cases no longer in the corpus are removed
+                  from it; nothing else is ever touched)
   --corpus DIR    the corpus to export [default: the data directory's]
   --data-dir DIR  where stguard's data is (see `stguard conform --help`)
 )";
@@ -129,20 +134,34 @@ std::string summary(const conf::Corpus& corpus) {
 }
 
 // Compares what the recipes produce with a corpus directory; prints every
-// difference. True when identical.
-bool check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus, const fs::path& dir) {
+// difference. True when identical; nullopt with *error when the scratch
+// build cannot be written.
+std::optional<bool> check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus,
+                                 const fs::path& dir, std::string* error) {
   // Build into a scratch directory with the same writer, then compare trees,
   // so --check and build can never disagree about what "identical" means.
   std::error_code ec;
-  const fs::path scratch =
-      fs::temp_directory_path(ec) / ("stguard-corpus-check-" + std::to_string(::getpid()));
-  fs::remove_all(scratch, ec);
-  conf::write_corpus(set, corpus, scratch);
+  std::string pattern = (fs::temp_directory_path(ec) / "stguard-corpus-check-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    *error = "cannot make a scratch folder in " + fs::temp_directory_path(ec).string() + ": " +
+             base::errno_text(errno);
+    return std::nullopt;
+  }
+  const fs::path scratch = pattern;
+  struct RemoveScratch {
+    const fs::path& path;
+    ~RemoveScratch() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_scratch{scratch};
+  if (!conf::write_corpus(set, corpus, scratch / "corpus", error)) return std::nullopt;
+  const fs::path built = scratch / "corpus";
   bool same = true;
   std::set<std::string> expected_files;
-  for (const auto& entry : fs::recursive_directory_iterator(scratch)) {
+  for (const auto& entry : fs::recursive_directory_iterator(built)) {
     if (!entry.is_regular_file()) continue;
-    const std::string rel = fs::relative(entry.path(), scratch).generic_string();
+    const std::string rel = fs::relative(entry.path(), built).generic_string();
     expected_files.insert(rel);
     const fs::path committed = dir / rel;
     if (!fs::is_regular_file(committed, ec)) {
@@ -169,8 +188,13 @@ bool check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus, const 
       }
     }
   }
-  fs::remove_all(scratch, ec);
   return same;
+}
+
+// "stguard corpus build: WHY" on stderr; exit 2: the corpus could not be written.
+int write_failed(const Command& command, const std::string& error) {
+  std::cerr << "stguard " << command.path << ": " << base::terminal_safe(error) << "\n";
+  return kExitUsage;
 }
 
 int run_build(const Command& command, const CorpusArgs& args) {
@@ -201,10 +225,11 @@ int run_build(const Command& command, const CorpusArgs& args) {
   const conf::Corpus corpus = conf::build_corpus(set, args.huge.has_value());
   if (args.huge) {
     const fs::path dir = *args.huge;
-    const conf::WriteReport report = conf::write_on_demand(corpus, dir);
+    const std::optional<conf::WriteReport> report = conf::write_on_demand(corpus, dir, &error);
+    if (!report) return write_failed(command, error);
     std::cout << "on-demand corpus: " << corpus.on_demand.size() << " cases, "
-              << report.written.size() << " files written, " << report.unchanged.size()
-              << " unchanged -> " << dir.string() << "\n";
+              << report->written.size() << " files written, " << report->unchanged.size()
+              << " unchanged -> " << base::terminal_safe(dir.string()) << "\n";
     return kExitOk;
   }
   if (!args.out && !checkout) {
@@ -212,19 +237,26 @@ int run_build(const Command& command, const CorpusArgs& args) {
   }
   const fs::path out = args.out ? fs::path(*args.out) : *checkout / "corpus";
   if (args.check) {
-    if (check_corpus(set, corpus, out)) {
+    const std::optional<bool> same = check_corpus(set, corpus, out, &error);
+    if (!same) return write_failed(command, error);
+    if (*same) {
       std::cout << "corpus up to date: " << summary(corpus) << " (" << out.string() << ")\n";
       return kExitOk;
     }
     std::cout << "corpus differs from the recipes; run `stguard corpus build`\n";
     return kExitFailed;
   }
-  const conf::WriteReport report = conf::write_corpus(set, corpus, out);
-  for (const std::string& f : report.written) std::cout << "wrote " << f << "\n";
-  for (const std::string& f : report.removed) std::cout << "removed stale " << f << "\n";
-  std::cout << "corpus: " << summary(corpus) << "; " << report.written.size() << " written, "
-            << report.unchanged.size() << " unchanged, " << report.removed.size() << " removed -> "
-            << out.string() << "\n";
+  const std::optional<conf::WriteReport> report = conf::write_corpus(set, corpus, out, &error);
+  if (!report) return write_failed(command, error);
+  for (const std::string& f : report->written) std::cout << "wrote " << f << "\n";
+  for (const std::string& f : report->removed) std::cout << "removed stale " << f << "\n";
+  for (const std::string& f : report->kept_changed) {
+    std::cout << "kept " << base::terminal_safe(f)
+              << ": an earlier build made it, but it changed since (not deleted)\n";
+  }
+  std::cout << "corpus: " << summary(corpus) << "; " << report->written.size() << " written, "
+            << report->unchanged.size() << " unchanged, " << report->removed.size()
+            << " removed -> " << base::terminal_safe(out.string()) << "\n";
   return kExitOk;
 }
 
@@ -281,22 +313,14 @@ int run_export(const Command& command, const CorpusArgs& args) {
       conf::read_manifest(corpus / "manifest.json", &manifest_error);
   if (!manifest) {
     std::cerr << "stguard corpus export: " << base::terminal_safe(manifest_error.message()) << "\n";
-    return kExitFailed;
+    return kExitUsage;
   }
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) {
-    std::cerr << "stguard corpus export: " << base::terminal_safe(out.string()) << ": "
-              << ec.message() << "\n";
-    return kExitFailed;
-  }
-  int written = 0;
+  std::optional<base::OwnedDir> dir = base::OwnedDir::claim(out, "corpus export", &error);
+  if (!dir) return write_failed(command, error);
+  std::set<std::string> exported;
   for (const conf::Case& c : manifest->cases) {
     const std::optional<std::string> bytes = base::read_file(corpus / c.file, &error);
-    if (!bytes) {
-      std::cerr << "stguard corpus export: " << base::terminal_safe(error) << "\n";
-      return kExitFailed;
-    }
+    if (!bytes) return write_failed(command, error);
     if (base::sha256_hex(*bytes) != c.sha256) {
       std::cerr << "stguard corpus export: " << base::terminal_safe(c.id)
                 << ": file does not match the manifest's sha256 (run `stguard corpus build`)\n";
@@ -307,19 +331,22 @@ int run_export(const Command& command, const CorpusArgs& args) {
                                                               : 'i';
     std::string flat = c.id;
     std::replace(flat.begin(), flat.end(), '/', '_');
-    const fs::path target = out / (std::string(1, prefix) + "_" + flat + ".safetensors");
-    if (!base::write_file(target, *bytes, &error)) {
-      std::cerr << "stguard corpus export: " << base::terminal_safe(error) << "\n";
-      return kExitFailed;
-    }
-    ++written;
+    const std::string name = std::string(1, prefix) + "_" + flat + ".safetensors";
+    if (!dir->write(name, *bytes, &error)) return write_failed(command, error);
+    exported.insert(name);
   }
-  std::cout << "exported " << written << " cases -> " << out.string() << "\n";
+  // Files of an earlier export that name cases no longer in the corpus.
+  std::vector<std::string> removed;
+  std::vector<std::string> kept;
+  if (!dir->remove_stale(exported, &removed, &kept, &error)) return write_failed(command, error);
+  for (const std::string& f : removed) std::cout << "removed stale " << f << "\n";
+  std::cout << "exported " << exported.size() << " cases -> " << base::terminal_safe(out.string())
+            << "\n";
   return kExitOk;
 }
 
-// Runs a corpus command; a malformed recipe or a file system failure is the
-// work failing (exit 1), said on one line.
+// Runs a corpus command; a malformed recipe is the work failing (exit 1), a
+// file system failure the work not done (exit 2), said on one line.
 int guarded(const Command& command, int (*run)(const Command&, const CorpusArgs&),
             const CorpusArgs& args) {
   try {
@@ -328,6 +355,7 @@ int guarded(const Command& command, int (*run)(const Command&, const CorpusArgs&
     std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
   } catch (const fs::filesystem_error& e) {
     std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
+    return kExitUsage;
   }
   return kExitFailed;
 }

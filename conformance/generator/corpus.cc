@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "base/file_io.h"
-#include "base/output.h"
+#include "base/owned_dir.h"
 #include "base/sha256.h"
 #include "conformance/generator/bytes.h"
 #include "conformance/generator/readme.h"
@@ -281,38 +281,28 @@ ExpectedContent expected_content(const Recipe& r, const std::vector<std::uint8_t
   return content;
 }
 
-// Writes `bytes` to `path` unless the file already holds exactly them. The
-// directory must exist (write_corpus creates the group directories).
-void write_if_changed(const std::filesystem::path& path, std::string_view bytes,
-                      const std::string& label, WriteReport& report) {
-  const std::optional<std::string> old = base::read_file(path, nullptr);
-  if (old && *old == bytes) {
-    report.unchanged.push_back(label);
-    return;
-  }
-  std::string error;
-  if (!base::write_file(path, bytes, &error)) throw RecipeError(error);
-  report.written.push_back(label);
+// Writes `bytes` to `relative` in the corpus folder unless it already holds
+// exactly them, and records which it was.
+bool write_if_changed(base::OwnedDir& dir, const std::string& relative, std::string_view bytes,
+                      WriteReport& report, std::string* error) {
+  const std::optional<base::OwnedDir::Wrote> wrote = dir.write(relative, bytes, error);
+  if (!wrote) return false;
+  (*wrote == base::OwnedDir::Wrote::kUnchanged ? report.unchanged : report.written)
+      .push_back(relative);
+  return true;
 }
 
 std::string_view as_text(std::span<const std::uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-void ensure_directory(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw RecipeError(dir.string() + ": " + ec.message());
-}
-
-// Writes each case file into its group directory below `dir`.
-void write_case_files(std::span<const BuiltCase> cases, const std::filesystem::path& dir,
-                      WriteReport& report) {
+// Writes each case file into its group directory.
+bool write_case_files(std::span<const BuiltCase> cases, base::OwnedDir& dir, WriteReport& report,
+                      std::string* error) {
   for (const BuiltCase& c : cases) {
-    const std::filesystem::path path = dir / c.entry.file;
-    ensure_directory(path.parent_path());
-    write_if_changed(path, as_text(c.bytes), c.entry.file, report);
+    if (!write_if_changed(dir, c.entry.file, as_text(c.bytes), report, error)) return false;
   }
+  return true;
 }
 
 std::string manifest_text(std::span<const BuiltCase> cases) {
@@ -322,8 +312,6 @@ std::string manifest_text(std::span<const BuiltCase> cases) {
   return write_manifest(entries);
 }
 
-// Removes *.safetensors in out_dir's subdirectories that no case produced (a
-// renamed or deleted recipe), then directories left empty.
 // The corpus README's section on the writer cases (its table rows follow).
 constexpr std::string_view kWriterReadmeHead =
     "\n## Writer cases\n\n"
@@ -331,37 +319,6 @@ constexpr std::string_view kWriterReadmeHead =
     "docs/writer-protocol.md): one JSON spec per case, and `writers/manifest.json`\n"
     "saying whether a conforming writer writes it or refuses it.\n\n"
     "| id | expect | reason | description |\n|---|---|---|---|\n";
-
-// A file the generator owns in a group directory: a reader case, or a writer
-// case's spec (and the writer manifest) in corpus/writers/.
-bool is_case_file(const std::filesystem::path& path) {
-  return path.extension() == ".safetensors" ||
-         (path.extension() == ".json" && path.parent_path().filename() == kWriterGroup);
-}
-
-void remove_stale(const std::filesystem::path& out_dir, const std::set<std::string>& produced,
-                  WriteReport& report) {
-  std::error_code ec;
-  std::vector<std::filesystem::path> dirs;
-  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
-    if (entry.is_directory()) dirs.push_back(entry.path());
-  }
-  std::sort(dirs.begin(), dirs.end());
-  for (const auto& dir : dirs) {
-    std::vector<std::filesystem::path> stale;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (!entry.is_regular_file() || !is_case_file(entry.path())) continue;
-      const std::string rel = dir.filename().string() + "/" + entry.path().filename().string();
-      if (!produced.count(rel)) stale.push_back(entry.path());
-    }
-    std::sort(stale.begin(), stale.end());
-    for (const auto& path : stale) {
-      std::filesystem::remove(path, ec);
-      report.removed.push_back(dir.filename().string() + "/" + path.filename().string());
-    }
-    if (std::filesystem::is_empty(dir, ec)) std::filesystem::remove(dir, ec);
-  }
-}
 
 }  // namespace
 
@@ -404,48 +361,57 @@ Corpus build_corpus(const RecipeSet& set, bool keep_on_demand_bytes) {
   return corpus;
 }
 
-WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
-                         const std::filesystem::path& out_dir) {
+std::optional<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
+                                        const std::filesystem::path& out_dir, std::string* error) {
+  std::string tmpl_error;
+  const std::optional<std::string> tmpl =
+      base::read_file(set.dir / "corpus_readme.md.in", &tmpl_error);
+  if (!tmpl) throw RecipeError(tmpl_error);
+  std::optional<base::OwnedDir> dir = base::OwnedDir::claim(out_dir, kCorpusCommand, error);
+  if (!dir) return std::nullopt;
   WriteReport report;
-  std::error_code ec;
-  const bool existing_corpus = std::filesystem::exists(out_dir / "manifest.json", ec);
-  ensure_directory(out_dir);
-  write_case_files(corpus.cases, out_dir, report);
+  if (!write_case_files(corpus.cases, *dir, report, error)) return std::nullopt;
   std::set<std::string> produced;
   for (const BuiltCase& c : corpus.cases) produced.insert(c.entry.file);
-  write_if_changed(out_dir / "manifest.json", manifest_text(corpus.cases), "manifest.json", report);
-  write_if_changed(out_dir / "on-demand.json", manifest_text(corpus.on_demand), "on-demand.json",
-                   report);
-  std::string error;
-  const std::optional<std::string> tmpl = base::read_file(set.dir / "corpus_readme.md.in", &error);
-  if (!tmpl) throw RecipeError(error);
   // The writer cases (conformance/writers/cases.h) live beside the reader
   // cases, in their own group directory with their own manifest.
-  ensure_directory(out_dir / kWriterGroup);
   for (const auto& [file, bytes] : writer_case_files()) {
-    write_if_changed(out_dir / file, bytes, file, report);
+    if (!write_if_changed(*dir, file, bytes, report, error)) return std::nullopt;
     produced.insert(file);
   }
-  write_if_changed(
-      out_dir / "README.md",
-      corpus_readme(set, corpus, *tmpl) + std::string(kWriterReadmeHead) + writer_cases_readme(),
-      "README.md", report);
-  // Only prune inside a directory that already was a corpus, never in some
-  // arbitrary --out directory.
-  if (existing_corpus) remove_stale(out_dir, produced, report);
+  const std::pair<std::string, std::string> top_files[] = {
+      {"manifest.json", manifest_text(corpus.cases)},
+      {"on-demand.json", manifest_text(corpus.on_demand)},
+      {"README.md",
+       corpus_readme(set, corpus, *tmpl) + std::string(kWriterReadmeHead) + writer_cases_readme()},
+  };
+  for (const auto& [file, text] : top_files) {
+    if (!write_if_changed(*dir, file, text, report, error)) return std::nullopt;
+    produced.insert(file);
+  }
+  // What an earlier build made and this one did not (a renamed or deleted
+  // recipe) goes, if it still holds what was written.
+  if (!dir->remove_stale(produced, &report.removed, &report.kept_changed, error)) {
+    return std::nullopt;
+  }
   return report;
 }
 
-WriteReport write_on_demand(const Corpus& corpus, const std::filesystem::path& dir) {
+std::optional<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir,
+                                           std::string* error) {
   for (const BuiltCase& c : corpus.on_demand) {
     if (c.bytes.size() != c.entry.size) {
       throw RecipeError(c.recipe->id + ": bytes not kept (build with keep_on_demand_bytes)");
     }
   }
+  std::optional<base::OwnedDir> owned = base::OwnedDir::claim(dir, kOnDemandCommand, error);
+  if (!owned) return std::nullopt;
   WriteReport report;
-  ensure_directory(dir);
-  write_case_files(corpus.on_demand, dir, report);
-  write_if_changed(dir / "manifest.json", manifest_text(corpus.on_demand), "manifest.json", report);
+  if (!write_case_files(corpus.on_demand, *owned, report, error) ||
+      !write_if_changed(*owned, "manifest.json", manifest_text(corpus.on_demand), report, error) ||
+      !owned->save(error)) {
+    return std::nullopt;
+  }
   return report;
 }
 

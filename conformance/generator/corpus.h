@@ -3,7 +3,8 @@
 //
 //   auto set = stguard::conformance::load_recipes(conformance_dir);
 //   stguard::conformance::Corpus corpus = stguard::conformance::build_corpus(set);
-//   stguard::conformance::write_corpus(set, corpus, corpus_dir);
+//   std::string error;
+//   if (!stguard::conformance::write_corpus(set, corpus, corpus_dir, &error)) die(error);
 //
 // Everything a case expects comes from its recipe: verdicts and reasons are
 // written by hand, offsets are evaluated from the recipe's offset expressions
@@ -19,6 +20,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,22 +51,31 @@ struct Corpus {
 Corpus build_corpus(const RecipeSet& set, bool keep_on_demand_bytes = false);
 
 struct WriteReport {
-  std::vector<std::string> written;    // created or changed
-  std::vector<std::string> unchanged;  // already byte-identical
-  std::vector<std::string> removed;    // stale case files deleted
+  std::vector<std::string> written;       // created or changed
+  std::vector<std::string> unchanged;     // already byte-identical
+  std::vector<std::string> removed;       // made by an earlier build, produced no more
+  std::vector<std::string> kept_changed;  // the same, but changed since: left in place
 };
 
-// Writes corpus.cases, manifest.json, on-demand.json and README.md into
-// out_dir (creating it and the group directories as needed). Files already
-// identical are left untouched, others replaced atomically; *.safetensors
-// files in the group directories that no case produces are removed. Throws
-// RecipeError on I/O failure.
-WriteReport write_corpus(const RecipeSet& set, const Corpus& corpus,
-                         const std::filesystem::path& out_dir);
+// The commands named in the folders' markers (base/owned_dir.h).
+inline constexpr std::string_view kCorpusCommand = "corpus build";
+inline constexpr std::string_view kOnDemandCommand = "corpus build --huge";
+
+// Writes corpus.cases, the writer cases, manifest.json, on-demand.json and
+// README.md into out_dir, which must be new, empty or a corpus folder an
+// earlier build made (base/owned_dir.h: never a folder of the user's).
+// Files already identical are left untouched, others replaced atomically;
+// files an earlier build made that no case produces now are removed while
+// they still hold what it wrote. nullopt with *error when out_dir is not
+// ours or a write fails; throws RecipeError for a missing README template.
+std::optional<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
+                                        const std::filesystem::path& out_dir, std::string* error);
 
 // Writes the on-demand cases (bytes kept) and a manifest.json for them into
-// dir, which then is a corpus of its own.
-WriteReport write_on_demand(const Corpus& corpus, const std::filesystem::path& dir);
+// dir (new, empty, or made by an earlier --huge build), which then is a
+// corpus of its own.
+std::optional<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir,
+                                           std::string* error);
 
 }  // namespace stguard::conformance
 

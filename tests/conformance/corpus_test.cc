@@ -202,7 +202,8 @@ TEST(CorpusBuild, RegeneratesCommittedCorpusByteForByte) {
   const conf::RecipeSet set = conf::load_recipes(kRecipesDir);
   const conf::Corpus corpus = conf::build_corpus(set);
   stguard_test::TempDir out;
-  conf::write_corpus(set, corpus, out.path());
+  std::string error;
+  ASSERT_TRUE(conf::write_corpus(set, corpus, out.path(), &error)) << error;
 
   std::set<std::string> generated;
   for (const auto& entry : fs::recursive_directory_iterator(out.path())) {

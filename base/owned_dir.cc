@@ -1,0 +1,248 @@
+// base/owned_dir.cc: OwnedDir (owned_dir.h).
+#include "base/owned_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <nlohmann/json.hpp>
+
+#include "base/output.h"
+#include "base/path.h"
+#include "base/sha256.h"
+
+namespace stguard::base {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A marker lists a few thousand names at most; anything far larger is not
+// one of ours.
+constexpr std::uint64_t kMaxMarkerBytes = std::uint64_t{64} << 20;
+
+std::string made_by(std::string_view command) { return "stguard " + std::string(command); }
+
+// 0 when `dir` holds nothing at all, else the errno or ENOTEMPTY.
+int emptiness(const fs::path& dir) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return ec.value();
+  return it == fs::directory_iterator() ? 0 : ENOTEMPTY;
+}
+
+}  // namespace
+
+std::optional<OwnedDir> OwnedDir::claim(const fs::path& dir, std::string_view command,
+                                        std::string* error) {
+  const auto refuse = [&](const std::string& why) -> std::optional<OwnedDir> {
+    *error = dir.string() + ": " + why;
+    return std::nullopt;
+  };
+  if (dir.empty()) {
+    *error = "an empty folder name";
+    return std::nullopt;
+  }
+  OwnedDir owned;
+  owned.dir_ = dir;
+  owned.command_ = command;
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT) return refuse(errno_text(errno));
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return refuse("cannot create it: " + ec.message());
+  } else if (!S_ISDIR(st.st_mode)) {
+    return refuse("not a directory");
+  }
+  owned.lock_ = UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!owned.lock_) return refuse(errno_text(errno));
+  if (::flock(owned.lock_.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return refuse("in use by another stguard command");
+    return refuse("cannot lock it: " + errno_text(errno));
+  }
+  const fs::path marker = dir / kOwnedMarker;
+  struct stat marker_st {};
+  if (::lstat(marker.c_str(), &marker_st) != 0) {
+    if (errno != ENOENT) return refuse(errno_text(errno));
+    if (const int err = emptiness(dir); err != 0) {
+      if (err != ENOTEMPTY) return refuse(errno_text(err));
+      return refuse("not empty, and not made by `" + made_by(command) + "` (it has no " +
+                    std::string(kOwnedMarker) +
+                    "); stguard writes only into a new or empty folder or one it made, so "
+                    "that it never overwrites or deletes files it did not make: give another "
+                    "folder");
+    }
+    owned.fresh_ = true;
+    if (!owned.save(error)) return std::nullopt;
+    return owned;
+  }
+  if (!S_ISREG(marker_st.st_mode)) {
+    return refuse(std::string(kOwnedMarker) +
+                  " is not a file stguard wrote; leaving the folder alone");
+  }
+  std::string why;
+  const std::optional<std::string> text = read_file(marker, &why, kMaxMarkerBytes);
+  if (!text) return refuse(why);
+  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
+  const auto malformed = [&] {
+    return refuse(std::string(kOwnedMarker) +
+                  " is not a marker stguard wrote; leaving the folder alone");
+  };
+  if (!json.is_object() || !json.contains("made_by") || !json["made_by"].is_string() ||
+      !json.contains("files") || !json["files"].is_object()) {
+    return malformed();
+  }
+  const std::string owner = json["made_by"].get<std::string>();
+  if (owner != made_by(command)) {
+    return refuse("made by `" + owner + "`, not `" + made_by(command) + "`: give another folder");
+  }
+  for (const auto& [name, digest] : json["files"].items()) {
+    if (!digest.is_string() || !safe_relative_name(name, nullptr)) return malformed();
+    owned.files_[name] = digest.get<std::string>();
+  }
+  if (json.contains("dirs")) {
+    if (!json["dirs"].is_array()) return malformed();
+    for (const auto& name : json["dirs"]) {
+      if (!name.is_string() || !safe_relative_name(name.get<std::string>(), nullptr)) {
+        return malformed();
+      }
+      owned.dirs_.insert(name.get<std::string>());
+    }
+  }
+  owned.fresh_ = owned.files_.empty() && emptiness(dir) == 0;
+  return owned;
+}
+
+bool OwnedDir::make_parents(const std::string& relative, std::string* error) {
+  bool added = false;
+  std::string prefix;
+  for (std::size_t slash = relative.find('/'); slash != std::string::npos;
+       slash = relative.find('/', slash + 1)) {
+    prefix = relative.substr(0, slash);
+    const fs::path full = dir_ / prefix;
+    struct stat st {};
+    if (::lstat(full.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        *error = full.string() + ": not a directory stguard made";
+        return false;
+      }
+      continue;
+    }
+    if (::mkdir(full.c_str(), 0777) != 0) {
+      *error = "cannot create " + full.string() + ": " + errno_text(errno);
+      return false;
+    }
+    added |= dirs_.insert(prefix).second;
+  }
+  return !added || save(error);
+}
+
+std::optional<OwnedDir::Wrote> OwnedDir::write(std::string_view relative, std::string_view bytes,
+                                               std::string* error) {
+  std::string why;
+  const std::optional<std::string> name = safe_relative_name(relative, &why);
+  if (!name) {
+    *error = "not a name below " + dir_.string() + ": " + why;
+    return std::nullopt;
+  }
+  const fs::path full = dir_ / *name;
+  const std::string digest = sha256_hex(bytes);
+  struct stat st {};
+  if (::lstat(full.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) {
+      *error = full.string() + ": not a file stguard made (" +
+               (S_ISLNK(st.st_mode)   ? "a symbolic link"
+                : S_ISDIR(st.st_mode) ? "a directory"
+                                      : "not a file") +
+               "); leaving it alone";
+      return std::nullopt;
+    }
+    const std::optional<std::string> old = read_file(full, nullptr, bytes.size());
+    if (old && *old == bytes) {
+      // Adopted when it was not listed: it holds exactly what would be written.
+      const auto [at, added] = files_.insert_or_assign(*name, digest);
+      (void)at;
+      if (added && !save(error)) return std::nullopt;
+      return Wrote::kUnchanged;
+    }
+    if (!made(*name)) {
+      *error = full.string() + ": stguard did not make this file; not overwriting it";
+      return std::nullopt;
+    }
+  }
+  if (!make_parents(*name, error)) return std::nullopt;
+  // Listed on disk before it exists, so an interrupted command leaves it
+  // listed (never deleted unless it holds what the marker says).
+  const bool listed = made(*name);
+  files_[*name] = digest;
+  if (!listed && !save(error)) return std::nullopt;
+  if (!write_file(full, bytes, error)) return std::nullopt;
+  return Wrote::kWritten;
+}
+
+bool OwnedDir::remove_stale(const std::set<std::string>& keep, std::vector<std::string>* removed,
+                            std::vector<std::string>* kept_changed, std::string* error) {
+  for (auto it = files_.begin(); it != files_.end();) {
+    const std::string& name = it->first;
+    if (keep.count(name) != 0) {
+      ++it;
+      continue;
+    }
+    const fs::path full = dir_ / name;
+    struct stat st {};
+    if (::lstat(full.c_str(), &st) != 0 && errno == ENOENT) {
+      it = files_.erase(it);
+      continue;
+    }
+    std::string why;
+    const std::optional<std::string> bytes =
+        S_ISREG(st.st_mode) ? read_file(full, &why) : std::nullopt;
+    if (!bytes || sha256_hex(*bytes) != it->second) {
+      kept_changed->push_back(name);
+      it = files_.erase(it);
+      continue;
+    }
+    if (::unlink(full.c_str()) != 0) {
+      kept_changed->push_back(name + " (" + errno_text(errno) + ")");
+      ++it;
+      continue;
+    }
+    removed->push_back(name);
+    it = files_.erase(it);
+  }
+  // Deepest first, so that a parent emptied by its child's removal goes too.
+  std::vector<std::string> dirs(dirs_.begin(), dirs_.end());
+  std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+  });
+  for (const std::string& name : dirs) {
+    const fs::path full = dir_ / name;
+    struct stat st {};
+    if (::lstat(full.c_str(), &st) != 0) {
+      dirs_.erase(name);
+    } else if (S_ISDIR(st.st_mode) && emptiness(full) == 0 && ::rmdir(full.c_str()) == 0) {
+      dirs_.erase(name);
+    }
+  }
+  return save(error);
+}
+
+bool OwnedDir::save(std::string* error) const {
+  nlohmann::ordered_json json;
+  json["made_by"] = made_by(command_);
+  json["about"] =
+      "stguard made this folder. It overwrites and deletes only the files listed here, and "
+      "deletes one only while it holds what stguard wrote (this SHA-256).";
+  json["dirs"] = nlohmann::ordered_json::array();
+  for (const std::string& name : dirs_) json["dirs"].push_back(name);
+  json["files"] = nlohmann::ordered_json::object();
+  for (const auto& [name, digest] : files_) json["files"][name] = digest;
+  return write_file(
+      dir_ / kOwnedMarker,
+      json.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", error);
+}
+
+}  // namespace stguard::base
