@@ -16,6 +16,7 @@
 
 #include "base/decimal.h"
 #include "base/file_io.h"
+#include "base/owned_dir.h"
 #include "base/parallel.h"
 #include "base/text.h"
 #include "command.h"
@@ -86,12 +87,17 @@ Output:
                      bucket: bucket, kind, strict_reason, reference_reason,
                      reader_verdict, reader_error, hits, file, size, detail),
                      findings/BUCKET.safetensors, cases.txt (a corpus recipe
-                     per bucket; see `stguard hunt promote --help`)
+                     per bucket; see `stguard hunt promote --help`), hunt.json.
+                     DIR must be new, empty, or an earlier hunt's of the same
+                     reader: the findings are then merged (a bucket found
+                     again adds its hits and keeps the smaller file), and
+                     nothing else in DIR is ever touched
   --data-dir DIR     where stguard's data is (see `stguard conform --help`)
   -q, --quiet        no progress on stderr
 
 Exit status: 0 no divergence, 1 divergences found (written to DIR), 2 the hunt
-could not run. SIGINT, SIGTERM and SIGHUP stop it: no file starts, every
+could not run or its findings could not be written (a full disk: nothing is
+counted that the reader did not read). SIGINT, SIGTERM and SIGHUP stop it: no file starts, every
 adapter is killed, the buckets found so far are written unminimised, and the
 exit status is 128 + the signal.
 )";
@@ -110,8 +116,12 @@ description (it starts with REVIEW:) and rules before committing.
   --recipes DIR    the conformance directory [default: the checkout's
                    conformance/, as for `stguard corpus build`]
 
-Exit status: 0 done, 2 nothing written (unknown bucket, bad group name, no
-cases.txt, an I/O error).
+The group file as it would be is parsed with the other recipes and each new
+case built first: a stanza that would break `stguard corpus build` is refused.
+
+Exit status: 0 done, 2 nothing written (unknown bucket, bad group name, a
+cases.txt that is missing or holds no stanza, a stanza that would not build,
+an I/O error, stdout that cannot be written).
 )";
 
 struct HuntArgs {
@@ -288,14 +298,27 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
     return kExitUsage;
   }
   const fs::path out = args.out ? fs::path(*args.out) : fs::path("hunt-" + spec->name);
-  options.work_dir = out / ".work";
-  std::error_code ec;
-  fs::create_directories(options.work_dir, ec);
-  if (ec) {
-    std::cerr << "stguard hunt: cannot create " << base::terminal_safe(options.work_dir.string())
-              << ": " << ec.message() << "\n";
+  // The folder must be new, empty or an earlier hunt's: findings are merged
+  // into what it holds, and nothing the user put there is touched.
+  std::optional<base::OwnedDir> out_dir = base::OwnedDir::claim(out, "hunt", &error);
+  if (!out_dir) {
+    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
     return kExitUsage;
   }
+  // The files for the reader, in a folder of this run's own beside the
+  // findings; each is removed once read, then the folder.
+  std::string work_pattern = (out / ".stguard-work-XXXXXX").string();
+  if (::mkdtemp(work_pattern.data()) == nullptr) {
+    std::cerr << "stguard hunt: cannot create a work folder in "
+              << base::terminal_safe(out.string()) << ": " << base::errno_text(errno) << "\n";
+    return kExitUsage;
+  }
+  options.work_dir = work_pattern;
+  struct RemoveWorkDir {
+    const fs::path& path;
+    // Only an empty folder goes: whatever else is in it is not ours to delete.
+    ~RemoveWorkDir() { ::rmdir(path.c_str()); }
+  } remove_work_dir{options.work_dir};
 
   const hunt::SeedPool pool = hunt::make_seed_pool(*seeds, options.seed);
   if (options.from_valid && pool.valid.empty()) {
@@ -331,11 +354,21 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   conf::kill_all_children();
   if (progress) std::cerr << "\n";
 
+  if (!result.error.empty()) {
+    // The reader never saw the rest: no summary of work that did not happen.
+    std::cerr << "stguard hunt: " << base::terminal_safe(result.error) << "; stopped after "
+              << result.runs << " files read by the reader, nothing written\n";
+    return kExitUsage;
+  }
   std::vector<const hunt::Bucket*> buckets;
   for (const hunt::Bucket& b : result.buckets) buckets.push_back(&b);
-  const bool written = hunt::write_findings(out, buckets, spec->name, &error);
-  fs::remove_all(options.work_dir, ec);
-  if (!args.quiet || !written) {
+  hunt::FindingsReport merged;
+  if (!hunt::write_findings(*out_dir, buckets, spec->name, result.runs, &merged, &error)) {
+    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "; the " << result.buckets.size()
+              << " buckets found are not saved\n";
+    return kExitUsage;
+  }
+  if (!args.quiet) {
     std::ostringstream line;
     line.precision(1);
     line << std::fixed << result.runs << " files in " << result.generate_seconds << " s ("
@@ -352,10 +385,11 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
       line << "a process per file";
     }
     std::cerr << line.str() << "\n";
-  }
-  if (!written) {
-    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
+    if (merged.earlier > 0) {
+      std::cerr << "merged with the earlier findings in " << base::terminal_safe(out.string())
+                << ": " << merged.added << " new buckets, " << merged.seen_again << " found again, "
+                << merged.total << " in all\n";
+    }
   }
   for (const hunt::Bucket& b : result.buckets) {
     std::cout << b.signature.bucket() << "  " << hunt::divergence_name(b.signature.kind) << "  "
@@ -385,18 +419,34 @@ int run_promote(const Command& command, const PromoteArgs& args) {
     return usage_error(command, "not inside a stguard checkout: give --recipes DIR");
   }
   std::string error;
-  hunt::PromoteReport report;
-  if (!hunt::promote(args.dirs.front(), recipes, *args.group, args.buckets, &report, &error)) {
+  hunt::PromotePlan plan;
+  if (!hunt::promote(args.dirs.front(), recipes, *args.group, args.buckets, &plan, &error)) {
     std::cerr << "stguard hunt promote: " << base::terminal_safe(error) << "\n";
     return kExitUsage;
   }
-  for (const std::string& name : report.promoted) {
+  // Said before it is done, so that a failure to say it (stdout on a full
+  // disk) leaves the recipes as they were: exit 2 means nothing appended.
+  for (const std::string& name : plan.promoted) {
     std::cout << "promoted " << args.group.value() << "/" << name << "\n";
   }
-  for (const std::string& name : report.already_present) {
+  for (const std::string& name : plan.already_present) {
     std::cout << "already there " << args.group.value() << "/" << name << "\n";
   }
-  std::cerr << "appended to " << base::terminal_safe(report.group_file.string())
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "stguard hunt promote: error writing to standard output; nothing appended\n";
+    return kExitUsage;
+  }
+  if (plan.promoted.empty()) {
+    std::cerr << "nothing to append: " << base::terminal_safe(plan.group_file.string())
+              << " already has every stanza\n";
+    return kExitOk;
+  }
+  if (!hunt::write_promotion(plan, &error)) {
+    std::cerr << "stguard hunt promote: " << base::terminal_safe(error) << "; nothing appended\n";
+    return kExitUsage;
+  }
+  std::cerr << "appended to " << base::terminal_safe(plan.group_file.string())
             << "; review the stanzas, then run `stguard corpus build`\n";
   return kExitOk;
 }

@@ -43,11 +43,31 @@ bool both_accept(std::span<const std::uint8_t> file) {
   return o.strict.accept && o.reference.accept;
 }
 
-bool write_bytes(const fs::path& path, std::span<const std::uint8_t> bytes) {
-  std::string error;
+bool write_bytes(const fs::path& path, std::span<const std::uint8_t> bytes, std::string* error) {
   return base::write_file(
-      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), &error);
+      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
 }
+
+// The first failure of any worker, kept for the result.
+class FirstError {
+ public:
+  void set(std::string error) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (error_.empty()) error_ = std::move(error);
+  }
+  bool any() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return !error_.empty();
+  }
+  std::string take() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(error_);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::string error_;
+};
 
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -145,7 +165,8 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
     Oracle oracle;
     std::optional<conformance::CaseResult> answer;
   };
-  while (conformance::stop_signal() <= 0) {
+  FirstError failure;
+  while (conformance::stop_signal() <= 0 && !failure.any()) {
     if (options.runs != 0 && result.runs >= options.runs) break;
     if (options.seconds > 0 && since(start) >= options.seconds) break;
     const std::uint64_t count =
@@ -157,22 +178,28 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
       slot.file = make_candidate(pool, options.seed, run, options.from_valid);
       slot.oracle = judge(slot.file);
       const fs::path path = options.work_dir / (std::to_string(run) + ".safetensors");
-      if (!write_bytes(path, slot.file)) return;
+      std::string error;
+      if (!write_bytes(path, slot.file, &error)) {
+        failure.set(std::move(error));
+        return;
+      }
       slot.answer = grader.grade(slot.oracle.expected, path);
       std::error_code ec;
       fs::remove(path, ec);
     });
     if (conformance::stop_signal() > 0) break;  // the batch's last runs were cut short
+    std::uint64_t read = 0;                     // files the reader really got
     for (std::uint64_t i = 0; i < count; ++i) {
       const Slot& slot = slots[i];
       if (!slot.answer) continue;
+      ++read;
       const std::optional<Divergence> kind = divergence_of(slot.answer->grade);
       if (!kind) continue;
       ++result.divergences;
       buckets.add(make_signature(*kind, slot.oracle, *slot.answer), slot.file, result.runs + i,
                   slot.answer->detail);
     }
-    result.runs += count;
+    result.runs += failure.any() ? read : count;
     if (options.on_progress) {
       options.on_progress({result.runs, result.divergences, buckets.size(), since(start)});
     }
@@ -182,7 +209,7 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
 
   const std::vector<Bucket*> found = buckets.ordered();
   const auto minimise_start = std::chrono::steady_clock::now();
-  if (!result.stopped) {
+  if (!result.stopped && !failure.any()) {
     std::mutex count_mutex;
     base::parallel_for_each(found.size(), {.jobs = options.jobs}, [&](std::size_t index) {
       Bucket& bucket = *found[index];
@@ -195,7 +222,11 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
         if (options.minimise_seconds > 0 && since(minimise_start) >= options.minimise_seconds) {
           return false;
         }
-        if (!write_bytes(path, bytes)) return false;
+        std::string error;
+        if (!write_bytes(path, bytes, &error)) {
+          failure.set(std::move(error));
+          return false;
+        }
         ++reader_runs;
         const Oracle oracle = judge(bytes);
         const std::optional<conformance::CaseResult> answer = grader.grade(oracle.expected, path);
@@ -218,6 +249,7 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
   }
   result.minimise_seconds = since(minimise_start);
   result.stopped = conformance::stop_signal() > 0;
+  result.error = failure.take();
   for (Bucket* bucket : found) result.buckets.push_back(*bucket);
   return result;
 }

@@ -116,7 +116,7 @@ struct HuntOptions {
   // Minimisation ends after this long (each bucket keeps what it has); 0: no
   // limit. Only --runs hunts are deterministic, so only they go without.
   double minimise_seconds = 0;
-  std::filesystem::path work_dir;                        // scratch files (must exist)
+  std::filesystem::path work_dir;  // scratch files (must exist); each is removed after use
   std::function<void(const HuntProgress&)> on_progress;  // after each batch
 };
 
@@ -127,7 +127,11 @@ struct HuntResult {
   double minimise_seconds = 0;
   std::size_t minimise_tests = 0;  // reader runs while minimising
   bool stopped = false;            // a stop request ended it (files not minimised)
-  std::vector<Bucket> buckets;     // in the order found, files minimised
+  // Why the hunt could not go on: a file for the reader could not be
+  // written ("cannot write DIR/.../7.safetensors: No space left on device").
+  // Runs and buckets then count only the files the reader really read.
+  std::string error;
+  std::vector<Bucket> buckets;  // in the order found, files minimised
 };
 
 HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions& options);

@@ -3,14 +3,18 @@
 #include "hunt/findings.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
 
 #include "base/file_io.h"
-#include "base/output.h"
 #include "base/hex.h"
 #include "base/json.h"
+#include "base/output.h"
+#include "base/owned_dir.h"
+#include "conformance/generator/corpus.h"
+#include "conformance/generator/recipe.h"
 #include "hunt/oracle.h"
 #include "stguard/stguard.h"
 
@@ -236,53 +240,160 @@ std::string findings_line(const Bucket& bucket, std::string_view file_relative) 
   return base::json_line(line);
 }
 
-bool write_findings(const fs::path& dir, std::span<const Bucket* const> buckets,
-                    std::string_view reader_name, std::string* error) {
-  std::error_code ec;
-  fs::create_directories(dir / "findings", ec);
-  if (ec) {
-    *error = "cannot create " + (dir / "findings").string() + ": " + ec.message();
-    return false;
+namespace {
+
+// The stanzas of a cases.txt, by the bucket their `case: hunt-BUCKET` line
+// names, in file order. Stanzas are separated by blank lines.
+std::vector<std::pair<std::string, std::string>> split_stanzas(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> stanzas;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find("\n\n", start);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string stanza(text.substr(start, end - start));
+    std::size_t name_at = std::string::npos;
+    if (stanza.rfind("case: ", 0) == 0) {
+      name_at = 6;
+    } else if (const std::size_t at = stanza.find("\ncase: "); at != std::string::npos) {
+      name_at = at + 7;
+    }
+    if (name_at != std::string::npos) {
+      const std::size_t eol = stanza.find('\n', name_at);
+      stanzas.emplace_back(stanza.substr(name_at, eol - name_at), stanza);
+    }
+    start = end + 1;
   }
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir / "findings", ec)) {
-    if (entry.path().extension() == ".safetensors") fs::remove(entry.path(), ec);
+  return stanzas;
+}
+
+// One bucket as the folder holds it.
+struct Held {
+  nlohmann::ordered_json line;  // its findings.jsonl object
+  std::string stanza;           // its cases.txt stanza ("" when missing)
+};
+
+std::string_view as_text(const std::vector<std::uint8_t>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+}  // namespace
+
+bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
+                    std::string_view reader_name, std::uint64_t runs, FindingsReport* report,
+                    std::string* error) {
+  // What earlier hunts into this folder found, when it holds any.
+  std::uint64_t earlier_runs = 0;
+  std::vector<std::string> order;
+  std::map<std::string, Held> held;
+  if (dir.made(kHuntFile)) {
+    const std::optional<std::string> text = base::read_file(dir.path() / kHuntFile, error);
+    if (!text) return false;
+    const nlohmann::json hunt = nlohmann::json::parse(*text, nullptr, false);
+    if (!hunt.is_object() || !hunt.contains("reader") || !hunt["reader"].is_string()) {
+      *error = (dir.path() / kHuntFile).string() + ": not what stguard hunt wrote";
+      return false;
+    }
+    if (hunt["reader"].get<std::string>() != reader_name) {
+      *error = dir.path().string() + " holds the findings of reader " +
+               hunt["reader"].get<std::string>() + ", not " + std::string(reader_name) +
+               ": give another --out";
+      return false;
+    }
+    if (hunt.contains("runs") && hunt["runs"].is_number_unsigned()) {
+      earlier_runs = hunt["runs"].get<std::uint64_t>();
+    }
   }
+  if (dir.made("findings.jsonl")) {
+    const std::optional<std::string> text = base::read_file(dir.path() / "findings.jsonl", error);
+    if (!text) return false;
+    std::size_t line_number = 0;
+    for (std::size_t at = 0; at < text->size();) {
+      std::size_t end = text->find('\n', at);
+      if (end == std::string::npos) end = text->size();
+      ++line_number;
+      const std::string_view line(text->data() + at, end - at);
+      at = end + 1;
+      if (line.empty()) continue;
+      nlohmann::ordered_json json = nlohmann::ordered_json::parse(line, nullptr, false);
+      if (!json.is_object() || !json.contains("bucket") || !json["bucket"].is_string() ||
+          !json.contains("hits") || !json["hits"].is_number_unsigned()) {
+        *error = (dir.path() / "findings.jsonl").string() + ": line " +
+                 std::to_string(line_number) + " is not a finding stguard hunt wrote";
+        return false;
+      }
+      const std::string bucket = json["bucket"].get<std::string>();
+      if (held.count(bucket) == 0) order.push_back(bucket);
+      held[bucket].line = std::move(json);
+    }
+  }
+  if (dir.made("cases.txt")) {
+    const std::optional<std::string> text = base::read_file(dir.path() / "cases.txt", error);
+    if (!text) return false;
+    for (auto& [name, stanza] : split_stanzas(*text)) {
+      const std::string bucket = name.rfind("hunt-", 0) == 0 ? name.substr(5) : name;
+      if (const auto it = held.find(bucket); it != held.end()) it->second.stanza = stanza;
+    }
+  }
+  report->earlier = held.size();
+
+  for (const Bucket* bucket : buckets) {
+    const std::string name = bucket->signature.bucket();
+    const std::string rel = "findings/" + name + ".safetensors";
+    const auto it = held.find(name);
+    std::uint64_t hits = bucket->hits;
+    if (it != held.end()) {
+      ++report->seen_again;
+      hits += it->second.line["hits"].get<std::uint64_t>();
+      const bool smaller = !it->second.line.contains("size") ||
+                           !it->second.line["size"].is_number_unsigned() ||
+                           bucket->file.size() < it->second.line["size"].get<std::uint64_t>();
+      if (!smaller) {
+        it->second.line["hits"] = hits;
+        continue;
+      }
+    } else {
+      ++report->added;
+      order.push_back(name);
+    }
+    if (!dir.write(rel, as_text(bucket->file), error)) return false;
+    Held& entry = held[name];
+    entry.line = nlohmann::ordered_json::parse(findings_line(*bucket, rel));
+    entry.line["hits"] = hits;
+    entry.stanza = render_stanza(*bucket, reader_name);
+  }
+
   std::string jsonl;
   std::string cases;
-  for (const Bucket* bucket : buckets) {
-    const std::string rel = "findings/" + bucket->signature.bucket() + ".safetensors";
-    const std::string_view bytes(reinterpret_cast<const char*>(bucket->file.data()),
-                                 bucket->file.size());
-    if (!base::write_file(dir / rel, bytes, error)) return false;
-    jsonl += findings_line(*bucket, rel) + "\n";
+  for (const std::string& name : order) {
+    const Held& entry = held[name];
+    jsonl += base::json_line(entry.line) + "\n";
+    if (entry.stanza.empty()) continue;
     if (!cases.empty()) cases += "\n";
-    cases += render_stanza(*bucket, reader_name);
+    cases += entry.stanza;
+    if (cases.back() != '\n') cases += '\n';
   }
-  return base::write_file(dir / "findings.jsonl", jsonl, error) &&
-         base::write_file(dir / "cases.txt", cases, error);
+  report->total = order.size();
+  nlohmann::ordered_json hunt;
+  hunt["reader"] = reader_name;
+  hunt["runs"] = earlier_runs + runs;
+  hunt["buckets"] = order.size();
+  return dir.write("findings.jsonl", jsonl, error) && dir.write("cases.txt", cases, error) &&
+         dir.write(kHuntFile, base::json_line(hunt) + "\n", error) && dir.save(error);
 }
 
 bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_view group,
-             std::span<const std::string> buckets, PromoteReport* report, std::string* error) {
+             std::span<const std::string> buckets, PromotePlan* plan, std::string* error) {
   if (!valid_group(group)) {
     *error = "--group must be kebab-case (a-z, 0-9, '-'), not '" + std::string(group) + "'";
     return false;
   }
-  const std::optional<std::string> cases = base::read_file(hunt_dir / "cases.txt", error);
+  const fs::path cases_path = hunt_dir / "cases.txt";
+  const std::optional<std::string> cases = base::read_file(cases_path, error);
   if (!cases) return false;
-  // Stanzas are separated by blank lines; each names its case.
-  std::vector<std::pair<std::string, std::string>> stanzas;  // case name, text
-  std::size_t start = 0;
-  while (start < cases->size()) {
-    std::size_t end = cases->find("\n\n", start);
-    end = end == std::string::npos ? cases->size() : end + 1;
-    const std::string text = cases->substr(start, end - start);
-    const std::size_t at = text.find("case: ");
-    if (at != std::string::npos) {
-      const std::size_t eol = text.find('\n', at);
-      stanzas.emplace_back(text.substr(at + 6, eol - at - 6), text);
-    }
-    start = end + 1;
+  const std::vector<std::pair<std::string, std::string>> stanzas = split_stanzas(*cases);
+  if (stanzas.empty()) {
+    *error = cases_path.string() + ": no recipe stanza in it (not a cases.txt of stguard hunt)";
+    return false;
   }
   std::vector<const std::pair<std::string, std::string>*> chosen;
   if (buckets.empty()) {
@@ -292,16 +403,16 @@ bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_
     const auto it = std::find_if(stanzas.begin(), stanzas.end(),
                                  [&](const auto& s) { return s.first == "hunt-" + bucket; });
     if (it == stanzas.end()) {
-      *error = "no bucket " + bucket + " in " + (hunt_dir / "cases.txt").string();
+      *error = "no bucket " + bucket + " in " + cases_path.string();
       return false;
     }
     chosen.push_back(&*it);
   }
-  report->group_file = recipes_dir / "cases" / (std::string(group) + ".txt");
+  plan->group_file = recipes_dir / "cases" / (std::string(group) + ".txt");
   std::string text;
   std::error_code ec;
-  if (fs::exists(report->group_file, ec)) {
-    const std::optional<std::string> old = base::read_file(report->group_file, error);
+  if (fs::exists(plan->group_file, ec)) {
+    const std::optional<std::string> old = base::read_file(plan->group_file, error);
     if (!old) return false;
     text = *old;
   } else {
@@ -310,14 +421,34 @@ bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_
   }
   for (const auto* stanza : chosen) {
     if (text.find("\ncase: " + stanza->first + "\n") != std::string::npos) {
-      report->already_present.push_back(stanza->first);
+      plan->already_present.push_back(stanza->first);
       continue;
     }
     if (!text.empty() && text.back() != '\n') text += '\n';
     text += "\n" + stanza->second;
-    report->promoted.push_back(stanza->first);
+    plan->promoted.push_back(stanza->first);
   }
-  return base::write_file(report->group_file, text, error);
+  // The group file as it would be must load with the other recipes and make
+  // its new cases, so that promoting can never break `corpus build`.
+  try {
+    const conformance::RecipeSet set =
+        conformance::load_recipes_with(recipes_dir, std::string(group), text);
+    for (const conformance::Recipe* recipe : set.all()) {
+      if (recipe->group == group && std::find(plan->promoted.begin(), plan->promoted.end(),
+                                              recipe->name) != plan->promoted.end()) {
+        (void)conformance::build_case(*recipe);
+      }
+    }
+  } catch (const conformance::RecipeError& e) {
+    *error = "not promoted: " + std::string(e.what());
+    return false;
+  }
+  plan->text = std::move(text);
+  return true;
+}
+
+bool write_promotion(const PromotePlan& plan, std::string* error) {
+  return base::write_file(plan.group_file, plan.text, error);
 }
 
 }  // namespace stguard::hunt

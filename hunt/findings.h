@@ -10,9 +10,12 @@
 //                          case hunt-B, stguard's verdicts with reasons and
 //                          offsets, the file as header text and data bytes,
 //                          a description to review, tags `hunt`
+//   DIR/hunt.json          the reader, the files generated so far, the buckets
+//   DIR/.stguard-owned.json  the files stguard made there (base/owned_dir.h)
 //
-//   write_findings(dir, buckets, "safetensors-npm", &error);
-//   promote(dir, recipes_dir, "hunt", {}, &report, &error);   // every stanza
+//   write_findings(owned_dir, buckets, "safetensors-npm", runs, &report, &error);
+//   promote(dir, recipes_dir, "hunt", {}, &plan, &error);   // every stanza
+//   write_promotion(plan, &error);
 #ifndef STGUARD_HUNT_FINDINGS_H_
 #define STGUARD_HUNT_FINDINGS_H_
 
@@ -23,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/owned_dir.h"
 #include "hunt/signature.h"
 
 namespace stguard::hunt {
@@ -34,25 +38,48 @@ std::string render_stanza(const Bucket& bucket, std::string_view reader_name);
 // One line of findings.jsonl (no newline).
 std::string findings_line(const Bucket& bucket, std::string_view file_relative);
 
-// Writes findings.jsonl, findings/ and cases.txt into `dir` (created, with
-// its parents); *.safetensors files left in findings/ by an earlier hunt
-// are removed. False with *error on an I/O failure.
-bool write_findings(const std::filesystem::path& dir, std::span<const Bucket* const> buckets,
-                    std::string_view reader_name, std::string* error);
+// The summary of the hunts into one folder: {"reader","runs","buckets"}.
+inline constexpr std::string_view kHuntFile = "hunt.json";
 
-struct PromoteReport {
-  std::filesystem::path group_file;
-  std::vector<std::string> promoted;         // case names appended
-  std::vector<std::string> already_present;  // skipped: the group already has them
+struct FindingsReport {
+  std::size_t earlier = 0;     // buckets the folder held before
+  std::size_t added = 0;       // buckets new to it
+  std::size_t seen_again = 0;  // buckets it held that this hunt found again
+  std::size_t total = 0;       // buckets it holds now
 };
 
-// Appends the stanzas of DIR/cases.txt (all, or those of `buckets`) to
-// recipes_dir/cases/<group>.txt, creating it (with an `about:` line) when
-// missing. A bucket not in cases.txt, a group name that is not kebab-case
-// or an I/O failure is an error (nothing is written then).
+// Writes findings.jsonl, findings/ and cases.txt into `dir` (claimed for
+// "hunt", base/owned_dir.h), merged with what earlier hunts of the same
+// reader left there: a bucket found again adds its hits, and takes this
+// hunt's file, line and stanza when its file is smaller; earlier buckets
+// are kept, in their order, before the new ones. hunt.json records the
+// reader and the runs so far; a folder of another reader's hunt is refused.
+// False with *error on an I/O failure or a folder whose files are not what
+// stguard hunt wrote.
+bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
+                    std::string_view reader_name, std::uint64_t runs, FindingsReport* report,
+                    std::string* error);
+
+struct PromotePlan {
+  std::filesystem::path group_file;
+  std::vector<std::string> promoted;         // case names to append
+  std::vector<std::string> already_present;  // skipped: the group already has them
+  std::string text;                          // the group file as it would be
+};
+
+// Plans appending the stanzas of DIR/cases.txt (all, or those of `buckets`)
+// to recipes_dir/cases/<group>.txt, creating it (with an `about:` line) when
+// missing. The planned group file is parsed with the other recipes and each
+// new case is built, so a stanza that would break `corpus build` (a case
+// name that is not kebab-case, a bad directive, an id used elsewhere) is
+// refused. A bucket not in cases.txt, a cases.txt without stanzas, a group
+// name that is not kebab-case or an I/O failure is an error. Writes nothing.
 bool promote(const std::filesystem::path& hunt_dir, const std::filesystem::path& recipes_dir,
-             std::string_view group, std::span<const std::string> buckets, PromoteReport* report,
+             std::string_view group, std::span<const std::string> buckets, PromotePlan* plan,
              std::string* error);
+
+// Writes the group file a plan describes.
+bool write_promotion(const PromotePlan& plan, std::string* error);
 
 }  // namespace stguard::hunt
 

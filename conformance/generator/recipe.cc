@@ -240,15 +240,16 @@ void load_vocabulary(const std::filesystem::path& path, Vocabulary& vocab) {
   }
 }
 
-Group load_group(const std::filesystem::path& path, const std::string& relative,
-                 const Vocabulary& vocab) {
+}  // namespace
+
+Group parse_group(std::string_view text, const std::string& name, const std::string& relative,
+                  const Vocabulary& vocab) {
   Group group;
-  group.name = path.stem().string();
+  group.name = name;
   group.file = relative;
   if (!is_kebab(group.name)) {
     throw RecipeError(relative + ": group file names are kebab-case (" + group.name + ")");
   }
-  const std::string text = read_text(path);
   int number = 0;
   Recipe* current = nullptr;
   for (const std::string_view line : lines_of(text)) {
@@ -342,6 +343,13 @@ Group load_group(const std::filesystem::path& path, const std::string& relative,
   return group;
 }
 
+namespace {
+
+Group load_group(const std::filesystem::path& path, const std::string& relative,
+                 const Vocabulary& vocab) {
+  return parse_group(read_text(path), path.stem().string(), relative, vocab);
+}
+
 }  // namespace
 
 std::string SourceLine::where() const {
@@ -366,7 +374,10 @@ std::vector<const Recipe*> RecipeSet::all() const {
   return out;
 }
 
-RecipeSet load_recipes(const std::filesystem::path& dir) {
+RecipeSet load_recipes(const std::filesystem::path& dir) { return load_recipes_with(dir, {}, {}); }
+
+RecipeSet load_recipes_with(const std::filesystem::path& dir, const std::string& group,
+                            std::string_view group_text) {
   RecipeSet set;
   set.dir = dir;
   load_vocabulary(dir / "vocabulary.txt", set.vocabulary);
@@ -380,12 +391,19 @@ RecipeSet load_recipes(const std::filesystem::path& dir) {
     }
   }
   if (ec) throw RecipeError(cases.string() + ": " + ec.message());
+  const std::filesystem::path replaced =
+      group.empty() ? std::filesystem::path() : cases / (group + ".txt");
+  if (!group.empty() && std::find(files.begin(), files.end(), replaced) == files.end()) {
+    files.push_back(replaced);
+  }
   if (files.empty()) throw RecipeError(cases.string() + ": no recipe files (*.txt)");
   std::sort(files.begin(), files.end());
 
   std::set<std::string> ids;
   for (const auto& path : files) {
-    Group g = load_group(path, "cases/" + path.filename().string(), set.vocabulary);
+    const std::string relative = "cases/" + path.filename().string();
+    Group g = path == replaced ? parse_group(group_text, group, relative, set.vocabulary)
+                               : load_group(path, relative, set.vocabulary);
     for (const Recipe& r : g.cases) {
       if (!ids.insert(r.id).second) fail(r.source, "case id `" + r.id + "` used twice");
     }

@@ -140,10 +140,20 @@ struct RecipeSet {
   std::vector<const Recipe*> all() const;  // every case, sorted by id
 };
 
+// Parses the text of one group file, cases/NAME.txt (`relative` names it in
+// errors). Throws RecipeError for anything load_recipes would refuse in it.
+Group parse_group(std::string_view text, const std::string& name, const std::string& relative,
+                  const Vocabulary& vocab);
+
 // Reads dir/vocabulary.txt and every dir/cases/*.txt (dir is the
 // conformance/ directory; where it lives is the caller's business). Throws
 // RecipeError.
 RecipeSet load_recipes(const std::filesystem::path& dir);
+
+// load_recipes as if dir/cases/<group>.txt held `group_text` (created when
+// it does not exist): checks a change to a group before it is written.
+RecipeSet load_recipes_with(const std::filesystem::path& dir, const std::string& group,
+                            std::string_view group_text);
 
 }  // namespace stguard::conformance
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/owned_dir.h"
 #include "conformance/generator/corpus.h"
 #include "conformance/generator/recipe.h"
 #include "hunt/oracle.h"
@@ -154,35 +155,63 @@ TEST(HuntFindings, FindingsLinesCarryTheListedFields) {
   EXPECT_TRUE(c["reader_verdict"].is_null());
 }
 
+// Writes the buckets as a hunt of reader "fake" into `dir`.
+stguard::hunt::FindingsReport write_hunt(const fs::path& dir, const std::vector<Bucket>& buckets,
+                                         std::uint64_t runs = 100,
+                                         std::string_view reader = "fake") {
+  std::vector<const Bucket*> pointers;
+  for (const Bucket& b : buckets) pointers.push_back(&b);
+  std::string error;
+  std::optional<stguard::base::OwnedDir> owned =
+      stguard::base::OwnedDir::claim(dir, "hunt", &error);
+  EXPECT_TRUE(owned) << error;
+  stguard::hunt::FindingsReport report;
+  if (owned) {
+    EXPECT_TRUE(stguard::hunt::write_findings(*owned, pointers, reader, runs, &report, &error))
+        << error;
+  }
+  return report;
+}
+
+std::vector<nlohmann::json> findings_of(const fs::path& dir) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(dir / "findings.jsonl");
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+// Promotes and writes; false with *error when refused.
+bool promote_and_write(const fs::path& hunt_dir, const fs::path& recipes,
+                       const std::vector<std::string>& chosen, stguard::hunt::PromotePlan* plan,
+                       std::string* error, std::string_view group = "hunt") {
+  return stguard::hunt::promote(hunt_dir, recipes, group, chosen, plan, error) &&
+         stguard::hunt::write_promotion(*plan, error);
+}
+
 TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
   const TempDir hunt_dir;
   const TempDir recipes;
   make_recipes_dir(recipes.path());
   const std::vector<Bucket> buckets = sample_buckets();
-  std::vector<const Bucket*> pointers;
-  for (const Bucket& b : buckets) pointers.push_back(&b);
-  std::string error;
-  ASSERT_TRUE(stguard::hunt::write_findings(hunt_dir.path(), pointers, "fake", &error)) << error;
+  write_hunt(hunt_dir.path(), buckets);
   EXPECT_TRUE(fs::is_regular_file(hunt_dir.path() / "findings.jsonl"));
   EXPECT_TRUE(fs::is_regular_file(hunt_dir.path() / "findings" /
                                   (buckets[2].signature.bucket() + ".safetensors")));
 
+  std::string error;
   const std::vector<std::string> chosen = {buckets[2].signature.bucket(),
                                            buckets[4].signature.bucket()};
-  stguard::hunt::PromoteReport report;
-  ASSERT_TRUE(
-      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", chosen, &report, &error))
-      << error;
-  EXPECT_EQ(report.promoted.size(), 2u);
-  EXPECT_EQ(report.group_file, recipes.path() / "cases" / "hunt.txt");
+  stguard::hunt::PromotePlan plan;
+  ASSERT_TRUE(promote_and_write(hunt_dir.path(), recipes.path(), chosen, &plan, &error)) << error;
+  EXPECT_EQ(plan.promoted.size(), 2u);
+  EXPECT_EQ(plan.group_file, recipes.path() / "cases" / "hunt.txt");
   // Again: nothing new; then everything: the rest.
-  stguard::hunt::PromoteReport again;
-  ASSERT_TRUE(
-      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", chosen, &again, &error));
+  stguard::hunt::PromotePlan again;
+  ASSERT_TRUE(promote_and_write(hunt_dir.path(), recipes.path(), chosen, &again, &error));
   EXPECT_TRUE(again.promoted.empty());
   EXPECT_EQ(again.already_present.size(), 2u);
-  stguard::hunt::PromoteReport all;
-  ASSERT_TRUE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}, &all, &error));
+  stguard::hunt::PromotePlan all;
+  ASSERT_TRUE(promote_and_write(hunt_dir.path(), recipes.path(), {}, &all, &error));
   EXPECT_EQ(all.promoted.size(), buckets.size() - 2);
 
   conf::RecipeSet set;
@@ -191,12 +220,98 @@ TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
   EXPECT_EQ(set.groups[0].cases.size(), buckets.size());
 
   const std::vector<std::string> unknown = {"000000000000"};
-  stguard::hunt::PromoteReport none;
+  stguard::hunt::PromotePlan none;
   EXPECT_FALSE(
       stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", unknown, &none, &error));
   EXPECT_NE(error.find("000000000000"), std::string::npos);
   EXPECT_FALSE(
       stguard::hunt::promote(hunt_dir.path(), recipes.path(), "Bad Group", {}, &none, &error));
+}
+
+// `case: ../../../../tmp/x` was once appended unchecked, and then
+// `corpus build` failed for the whole checkout.
+TEST(HuntFindings, PromoteRefusesAStanzaThatWouldBreakTheCorpusBuild) {
+  const TempDir hunt_dir;
+  const TempDir recipes;
+  make_recipes_dir(recipes.path());
+  std::string error;
+  stguard::hunt::PromotePlan plan;
+  for (const std::string stanza :
+       {"case: ../../../../tmp/x\ndescription: d\nrules: layout\nstrict: accept\n",
+        "case: fine-name\ndescription: d\nrules: no-such-rule\nstrict: accept\n",
+        "case: bad-bytes\ndescription: d\nrules: layout\nstrict: accept\nreference: "
+        "accept\ndata: zz\n"}) {
+    std::ofstream(hunt_dir.path() / "cases.txt") << stanza;
+    EXPECT_FALSE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}, &plan, &error))
+        << stanza;
+    EXPECT_EQ(error.rfind("not promoted: ", 0), 0u) << error;
+    EXPECT_FALSE(fs::exists(recipes.path() / "cases" / "hunt.txt"));
+  }
+  // A cases.txt that holds no stanza (a link to /etc/passwd, say) promotes
+  // nothing and says so, instead of "appended".
+  fs::remove(hunt_dir.path() / "cases.txt");
+  fs::create_symlink("/etc/passwd", hunt_dir.path() / "cases.txt");
+  EXPECT_FALSE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}, &plan, &error));
+  EXPECT_EQ(error, (hunt_dir.path() / "cases.txt").string() +
+                       ": no recipe stanza in it (not a cases.txt of stguard hunt)");
+}
+
+// A second hunt into the folder of the first once deleted its findings.
+TEST(HuntFindings, ASecondHuntMergesWithTheFirst) {
+  const TempDir scratch;
+  const fs::path dir = scratch.path() / "hunt-fake";
+  std::vector<Bucket> first = sample_buckets();
+  first.resize(3);
+  stguard::hunt::FindingsReport report = write_hunt(dir, first, 100);
+  EXPECT_EQ(report.earlier, 0u);
+  EXPECT_EQ(report.total, 3u);
+  // The second finds bucket 2 again with a smaller file, bucket 1 again
+  // with a larger one, and two new ones.
+  std::vector<Bucket> second = sample_buckets();
+  second.erase(second.begin());
+  second[1].file.resize(second[1].file.size() - 1);
+  second[0].file.push_back(0);
+  second[0].hits = 5;
+  report = write_hunt(dir, second, 50);
+  EXPECT_EQ(report.earlier, 3u);
+  EXPECT_EQ(report.seen_again, 2u);
+  EXPECT_EQ(report.added, second.size() - 2);
+  EXPECT_EQ(report.total, 3 + second.size() - 2);
+  const std::vector<nlohmann::json> lines = findings_of(dir);
+  ASSERT_EQ(lines.size(), report.total);
+  // Earlier buckets first, in their order.
+  EXPECT_EQ(lines[0]["bucket"], first[0].signature.bucket());
+  EXPECT_EQ(lines[0]["hits"], 3);
+  EXPECT_EQ(lines[1]["bucket"], first[1].signature.bucket());
+  EXPECT_EQ(lines[1]["hits"], 3 + 5);
+  EXPECT_EQ(lines[1]["size"], first[1].file.size()) << "the smaller, earlier file stays";
+  EXPECT_EQ(lines[2]["hits"], 6);
+  EXPECT_EQ(lines[2]["size"], second[1].file.size()) << "the smaller, new file replaces it";
+  std::string error;
+  EXPECT_EQ(stguard::base::read_file(
+                dir / "findings" / (first[2].signature.bucket() + ".safetensors"), &error)
+                ->size(),
+            second[1].file.size());
+  const std::optional<std::string> hunt = stguard::base::read_file(dir / "hunt.json", &error);
+  ASSERT_TRUE(hunt) << error;
+  EXPECT_EQ(*hunt, "{\"reader\":\"fake\",\"runs\":150,\"buckets\":" + std::to_string(report.total) +
+                       "}\n");
+  // Every bucket has its stanza, once.
+  const std::optional<std::string> cases = stguard::base::read_file(dir / "cases.txt", &error);
+  ASSERT_TRUE(cases) << error;
+  for (const nlohmann::json& line : lines) {
+    const std::string name = "\ncase: hunt-" + line["bucket"].get<std::string>() + "\n";
+    EXPECT_NE(cases->find(name), std::string::npos) << name;
+    EXPECT_EQ(cases->find(name), cases->rfind(name)) << name;
+  }
+  // Another reader's hunt is not merged into this one.
+  std::vector<const Bucket*> pointers;
+  std::optional<stguard::base::OwnedDir> owned =
+      stguard::base::OwnedDir::claim(dir, "hunt", &error);
+  ASSERT_TRUE(owned) << error;
+  EXPECT_FALSE(stguard::hunt::write_findings(*owned, pointers, "other", 1, &report, &error));
+  EXPECT_EQ(error,
+            dir.string() + " holds the findings of reader fake, not other: give another --out");
 }
 
 }  // namespace
