@@ -83,8 +83,9 @@ Writers (graded on the writer cases, corpus/writers/; docs/writer-protocol.md):
 
 Cases:
   --corpus DIR       the corpus [default: the data directory's corpus/]
-  --case GLOB        only cases whose id matches (repeatable; '*' spans '/')
-  --tag TAG          only cases carrying the tag (repeatable)
+  --case GLOB        only cases whose id matches (repeatable; '*' spans '/');
+                     each must match some case, or it is a usage error
+  --tag TAG          only cases carrying the tag (repeatable; each must match)
 
 Limits:
   -j, --jobs N       adapter processes at a time [default: number of CPUs]
@@ -386,6 +387,33 @@ int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total,
   return 128 + signal_number;  // only if the signal did not end the process
 }
 
+// The first --case GLOB or --tag TAG that selects no case, reader or writer,
+// as a usage error's text; nullopt when each selects some (or *error when the
+// writer cases cannot be read).
+std::optional<std::string> unmatched_filter(const conf::CaseFilter& filter,
+                                            const std::vector<conf::Case>& cases,
+                                            const fs::path& corpus, std::string* error) {
+  const auto selects = [&](const conf::CaseFilter& one) {
+    if (std::any_of(cases.begin(), cases.end(),
+                    [&](const conf::Case& c) { return one.matches(c); })) {
+      return true;
+    }
+    const std::optional<std::vector<conf::LoadedWriterCase>> writers =
+        conf::load_writer_cases(corpus, one, error);
+    return writers && !writers->empty();
+  };
+  for (const std::string& tag : filter.tags) {
+    if (!selects({.id_globs = {}, .tags = {tag}})) return "--tag '" + tag + "' matches no case";
+  }
+  for (const std::string& glob : filter.id_globs) {
+    if (!selects({.id_globs = {glob}, .tags = {}})) return "--case '" + glob + "' matches no case";
+    if (!filter.tags.empty() && !selects({.id_globs = {glob}, .tags = filter.tags})) {
+      return "--case '" + glob + "' matches no case with the --tag given";
+    }
+  }
+  return std::nullopt;
+}
+
 int run_conform(const Command& command, ConformArgs& args) {
   std::string error;
   std::optional<ConformOptions> options = conform_options(*command.app, args, &error);
@@ -426,6 +454,16 @@ int run_conform(const Command& command, ConformArgs& args) {
   const bool any_writer =
       specs->size() > 0 && !std::all_of(specs->begin(), specs->end(),
                                         [](const conf::ReaderSpec& s) { return !s.writer; });
+  // Each --case and --tag must select something, or it was mistyped: one
+  // that matches nothing would otherwise vanish behind one that matches.
+  if (const std::optional<std::string> unmatched =
+          unmatched_filter(options->filter, corpus->cases, options->corpus, &error)) {
+    return usage_error(command, *unmatched);
+  }
+  if (!error.empty()) {
+    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+    return kExitUsage;
+  }
   if ((any_reader && cases.empty()) || (any_writer && writer_cases->empty())) {
     std::cerr << "stguard conform: no " << (any_reader && cases.empty() ? "" : "writer ")
               << "case matches the --case/--tag filters\n";

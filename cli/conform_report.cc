@@ -92,6 +92,13 @@ int run_report(const Command& command, const ReportArgs& args) {
       std::cerr << "stguard conform report: " << base::terminal_safe(error) << "\n";
       return kExitUsage;
     }
+    // Each file is read alone first, so that a fault is said with the file
+    // it is in ("b.jsonl: line 3: ...").
+    if (!conf::read_json_lines(*text, &error)) {
+      std::cerr << "stguard conform report: " << base::terminal_safe(input) << ": "
+                << base::terminal_safe(error) << "\n";
+      return kExitUsage;
+    }
     all += *text;
     if (!all.empty() && all.back() != '\n') all += '\n';
   }

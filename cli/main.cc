@@ -9,6 +9,7 @@
 
 #include "base/text.h"
 #include "command.h"
+#include "parse_error.h"
 #include "stguard/simd.h"
 
 namespace stguard::cli {
@@ -60,6 +61,15 @@ Command* chosen_command(CLI::App& root, const Commands& commands) {
     app = parsed.front();
     if (Command* command = commands.find(app)) chosen = command;
   }
+}
+
+// The top-level command names, for "did you mean".
+std::vector<std::string> command_names(const Commands& commands) {
+  std::vector<std::string> names;
+  for (const auto& command : commands.all()) {
+    if (command->path.find(' ') == std::string::npos) names.push_back(command->path);
+  }
+  return names;
 }
 
 std::string first_word(std::string_view text) {
@@ -114,7 +124,8 @@ int run(int argc, char** argv) {
     for (const std::string& word : topic) path += (path.empty() ? "" : " ") + word;
     const Command* command = commands.find(path);
     if (command == nullptr) {
-      return usage_error(help_command, "unknown command '" + path + "'");
+      return usage_error(help_command, "unknown command '" + path + "'" +
+                                           did_you_mean(path, command_names(commands)));
     }
     print_help(*command);
     return kExitOk;
@@ -137,12 +148,16 @@ int run(int argc, char** argv) {
   try {
     root.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    if (Command* command = chosen_command(root, commands)) return usage_error(*command, e.what());
-    const std::string word = first_word(e.what());
+    if (Command* command = chosen_command(root, commands)) {
+      return usage_error(*command, explain_parse_error(e, *command->app, words));
+    }
+    const std::optional<std::string> extra = first_unexpected(root, words);
+    const std::string word = extra ? *extra : first_word(e.what());
     std::cerr << "stguard: "
               << base::terminal_safe(!word.empty() && word[0] != '-'
-                                         ? "unknown command '" + word + "'"
-                                         : std::string(e.what()))
+                                         ? "unknown command '" + word + "'" +
+                                               did_you_mean(word, command_names(commands))
+                                         : explain_parse_error(e, root, words))
               << "\n"
               << kUsage;
     return kExitUsage;
@@ -175,6 +190,9 @@ int run(int argc, char** argv) {
   if (command->help_requested && command != &help_command) {
     print_help(*command);
     return kExitOk;
+  }
+  if (const std::optional<std::string> empty = empty_option_value(*command->app)) {
+    return usage_error(*command, *empty);
   }
   if (!command->run) return usage_error(*command, "which command? (see --help)");
   return command->run();

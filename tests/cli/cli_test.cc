@@ -157,6 +157,63 @@ TEST_F(CliTest, UsageErrorsExitTwoWithoutOutputOnStdout) {
   }
 }
 
+// CLI11's own texts once leaked through: "json was given a disallowed flag
+// override", "not expected: x --adaptor" (its words reversed), no hint.
+TEST_F(CliTest, UsageErrorsNameTheWordAsTypedWithTheNearestName) {
+  const std::string valid = valid_file();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"check", "--json=yes", valid}, "stguard check: --json is a flag: it takes no value\n"},
+      {{"conform", "--adaptor", "foo", "x"},
+       "stguard conform: unknown option '--adaptor' (did you mean '--adapter'?)\n"},
+      {{"check", "--jsn", valid},
+       "stguard check: unknown option '--jsn' (did you mean '--json'?)\n"},
+      {{"check", "--profile"}, "stguard check: --profile needs a value\n"},
+      {{"hunt", "--reader", "safetensors-npm", "stray"},
+       "stguard hunt: unexpected argument 'stray'\n"},
+      {{"corpus", "build", "--out", ""},
+       "stguard corpus build: --out needs a value, not an empty one\n"},
+      {{"chek", valid}, "stguard: unknown command 'chek' (did you mean 'check'?)\n"},
+      {{"help", "chek"}, "stguard help: unknown command 'chek' (did you mean 'check'?)\n"},
+  };
+  for (const auto& [args, first_line] : cases) {
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << first_line;
+    EXPECT_EQ(r.out, "") << first_line;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n') + 1), first_line);
+  }
+}
+
+// A mistyped --case once vanished behind one that matched.
+TEST_F(CliTest, ConformFiltersThatSelectNothingAreUsageErrors) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--case", "layout/gap*", "--case", "layout/nope*"},
+       "--case 'layout/nope*' matches no case"},
+      {{"--tag", "no-such-tag"}, "--tag 'no-such-tag' matches no case"},
+      {{"--case", "layout/gap*", "--tag", "ref:dtype-table"},
+       "--case 'layout/gap*' matches no case with the --tag given"},
+  };
+  for (const auto& [filters, why] : cases) {
+    std::vector<std::string> args = {"conform", "--reader", "stguard-strict", "-q"};
+    args.insert(args.end(), filters.begin(), filters.end());
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << why;
+    EXPECT_EQ(r.out, "") << why;
+    EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "stguard conform: " + why);
+  }
+}
+
+TEST_F(CliTest, ConformReportNamesTheInputAtFault) {
+  const std::string good = dir_.file("good.jsonl");
+  ASSERT_EQ(run_cli({"conform", "--reader", "stguard-strict", "-q", "--case", "layout/gap*",
+                     "--jsonl", good})
+                .exit_code,
+            0);
+  const std::string bad = dir_.write("bad.jsonl", std::vector<std::uint8_t>{'{', '"', 'x', '\n'});
+  const CliRun r = run_cli({"conform", "report", good, bad});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("stguard conform report: " + bad + ": line 1: ", 0), 0u) << r.err;
+}
+
 TEST_F(CliTest, MaxHeaderBytesIsParsedStrictly) {
   const std::string valid = valid_file();
   for (const char* bad : {"", "12a", "-1", "+5", " 5", "5 ", "0x10", "1e3", "18446744073709551616",
