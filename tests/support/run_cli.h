@@ -4,12 +4,16 @@
 #define STGUARD_TESTS_RUN_CLI_H_
 
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -82,6 +86,80 @@ inline CliRun run_cli(const std::vector<std::string>& args,
   }
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   run.out = read_captured(out_path);
+  run.err = read_captured(err_path);
+  return run;
+}
+
+// How run_cli_as runs the command, beyond run_cli's environment.
+struct CliRunOptions {
+  std::vector<std::pair<std::string, std::string>> env;
+  // Run as an unprivileged user (nobody) when the test runs as root, so that
+  // permission checks apply as to ordinary users (and a regression cannot
+  // harm the machine's own files).
+  bool unprivileged = false;
+  // When non-zero: RLIMIT_FSIZE in bytes, with SIGXFSZ ignored, so that
+  // writing a regular file past it fails with EFBIG, as on a full disk.
+  rlim_t file_size_limit = 0;
+  // stdout goes here instead of a capture file (e.g. "/dev/full"); out is
+  // then empty.
+  std::string stdout_path;
+  std::string working_dir;  // "" for this process's
+};
+
+// As run_cli, with the options above (fork and exec, so that the child can
+// drop privileges and set limits first). exit_code is -1 and `signal` set
+// when a signal ended the command.
+struct CliRunAs : CliRun {
+  int signal = 0;
+};
+inline CliRunAs run_cli_as(const std::vector<std::string>& args, const CliRunOptions& options) {
+  const TempDir capture;
+  if (options.unprivileged) {
+    std::filesystem::permissions(capture.path(), std::filesystem::perms::all);
+  }
+  const std::string out_path =
+      options.stdout_path.empty() ? capture.file("stdout") : options.stdout_path;
+  const std::string err_path = capture.file("stderr");
+  std::vector<std::string> storage = {STGUARD_CLI_PATH};
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  CliRunAs run;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ADD_FAILURE() << "fork failed";
+    return run;
+  }
+  if (pid == 0) {
+    if (!options.working_dir.empty() && ::chdir(options.working_dir.c_str()) != 0) ::_exit(125);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+    if (options.unprivileged && ::geteuid() == 0) {
+      if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) {
+        ::_exit(124);
+      }
+    }
+    if (options.file_size_limit != 0) {
+      ::signal(SIGXFSZ, SIG_IGN);  // ignored stays ignored across exec
+      const struct rlimit limit { options.file_size_limit, options.file_size_limit };
+      if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(123);
+    }
+    for (const auto& [name, value] : options.env) ::setenv(name.c_str(), value.c_str(), 1);
+    ::execv(STGUARD_CLI_PATH, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      ADD_FAILURE() << "waitpid failed";
+      return run;
+    }
+  }
+  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  if (options.stdout_path.empty()) run.out = read_captured(out_path);
   run.err = read_captured(err_path);
   return run;
 }
