@@ -351,6 +351,9 @@ int guarded(const Command& command, int (*run)(const Command&, const CorpusArgs&
             const CorpusArgs& args) {
   try {
     return run(command, args);
+  } catch (const conf::RecipeReadError& e) {
+    std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
+    return kExitUsage;
   } catch (const conf::RecipeError& e) {
     std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
   } catch (const fs::filesystem_error& e) {

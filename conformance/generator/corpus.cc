@@ -366,7 +366,7 @@ std::optional<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corp
   std::string tmpl_error;
   const std::optional<std::string> tmpl =
       base::read_file(set.dir / "corpus_readme.md.in", &tmpl_error);
-  if (!tmpl) throw RecipeError(tmpl_error);
+  if (!tmpl) throw RecipeReadError(tmpl_error);
   std::optional<base::OwnedDir> dir = base::OwnedDir::claim(out_dir, kCorpusCommand, error);
   if (!dir) return std::nullopt;
   WriteReport report;

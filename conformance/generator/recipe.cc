@@ -68,7 +68,7 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 std::string read_text(const std::filesystem::path& path) {
   std::string error;
   std::optional<std::string> text = base::read_file(path, &error);
-  if (!text) throw RecipeError(error);
+  if (!text) throw RecipeReadError(error);
   return std::move(*text);
 }
 
@@ -390,7 +390,7 @@ RecipeSet load_recipes_with(const std::filesystem::path& dir, const std::string&
       files.push_back(entry.path());
     }
   }
-  if (ec) throw RecipeError(cases.string() + ": " + ec.message());
+  if (ec) throw RecipeReadError(cases.string() + ": " + ec.message());
   const std::filesystem::path replaced =
       group.empty() ? std::filesystem::path() : cases / (group + ".txt");
   if (!group.empty() && std::find(files.begin(), files.end(), replaced) == files.end()) {

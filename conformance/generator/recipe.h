@@ -31,6 +31,13 @@ class RecipeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The recipes (or a file they name) could not be read at all: the work was
+// not done, rather than done and found wrong (the command exits 2, not 1).
+class RecipeReadError : public RecipeError {
+ public:
+  using RecipeError::RecipeError;
+};
+
 // Where in the recipes something was written, for error messages.
 struct SourceLine {
   std::string file;

@@ -214,6 +214,21 @@ TEST_F(CliTest, ConformReportNamesTheInputAtFault) {
   EXPECT_EQ(r.err.rfind("stguard conform report: " + bad + ": line 1: ", 0), 0u) << r.err;
 }
 
+// Recipes that cannot be read are work not done (exit 2), not recipes found
+// wrong (exit 1).
+TEST_F(CliTest, UnreadableRecipesExitTwoWithThePath) {
+  const std::string missing = dir_.file("no-recipes");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"corpus", "list", "--recipes", missing},
+        std::vector<std::string>{"corpus", "build", "--recipes", missing, "--out",
+                                 dir_.file("out")}}) {
+    const CliRun r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1];
+    EXPECT_EQ(r.err, "stguard corpus " + args[1] + ": cannot read " + missing +
+                         "/vocabulary.txt: No such file or directory\n");
+  }
+}
+
 TEST_F(CliTest, MaxHeaderBytesIsParsedStrictly) {
   const std::string valid = valid_file();
   for (const char* bad : {"", "12a", "-1", "+5", " 5", "5 ", "0x10", "1e3", "18446744073709551616",
