@@ -59,10 +59,10 @@ std::optional<std::string> read_checksum_list(Verification& v) {
     v.report.checksums = cr;  // the symlink finding says why nothing was checked
     return std::nullopt;
   }
-  const base::Opened o = open_listed(v.folder, e.name, v.options.follow_symlinks);
+  const HeldFile o = open_listed(v.folder, e.name, v.options.follow_symlinks);
   const std::string err =
-      o.fd ? base::read_fd(o.fd.get(), v.options.max_checksum_file_bytes, &v.checksum_text)
-           : base::open_error_text(o.err);
+      o ? base::read_fd(o.fd, v.options.max_checksum_file_bytes, &v.checksum_text)
+        : base::open_error_text(o.err);
   if (!err.empty()) {
     v.report.checksums = cr;
     v.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, e.name,
@@ -118,8 +118,8 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
       v.add(std::move(f));
       continue;
     }
-    const base::Opened o = open_listed(v.folder, *name, v.options.follow_symlinks);
-    if (!o.fd) {
+    const HeldFile o = open_listed(v.folder, *name, v.options.follow_symlinks);
+    if (!o) {
       const bool missing = o.err == ENOENT;
       Finding f = make_finding(
           missing ? FindingKind::kChecksumFileMissing : FindingKind::kChecksumUnreadable,
@@ -133,7 +133,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
       continue;
     }
     struct stat st {};
-    if (::fstat(o.fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(o.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, *name,
                                "listed on line " + std::to_string(line.line) + " of " + source +
                                    ", but not a regular file");

@@ -20,22 +20,22 @@ std::string FileRead::error_text() const {
 FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
                         const base::ChunkSink& also, std::atomic<std::uint64_t>* done) {
   FileRead result;
-  const base::Opened o = open_listed(v.folder, name, v.options.follow_symlinks);
-  if (!o.fd) {
+  const HeldFile o = open_listed(v.folder, name, v.options.follow_symlinks);
+  if (!o) {
     result.open_err = o.err;
     return result;
   }
   struct stat before {};
   struct stat after {};
-  const bool stat_before = ::fstat(o.fd.get(), &before) == 0;
+  const bool stat_before = ::fstat(o.fd, &before) == 0;
   if (hash) {
-    result.outcome = base::sha256_fd(o.fd.get(), v.options.hash, done, also);
+    result.outcome = base::sha256_fd(o.fd, v.options.hash, done, also);
   } else {
-    base::StreamOutcome streamed = base::stream_fd(o.fd.get(), v.options.hash, done, also);
+    base::StreamOutcome streamed = base::stream_fd(o.fd, v.options.hash, done, also);
     result.outcome.bytes = streamed.bytes;
     result.outcome.error = std::move(streamed.error);
   }
-  const bool stat_after = ::fstat(o.fd.get(), &after) == 0;
+  const bool stat_after = ::fstat(o.fd, &after) == 0;
   if (stat_before && stat_after) {
     result.stamp = stamp_of(before);
     result.changed = !(stamp_of(before) == stamp_of(after));

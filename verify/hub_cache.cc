@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -77,6 +78,8 @@ struct Snapshot {
 struct Repository {
   base::UniqueFd fd;
   base::UniqueFd blobs;  // invalid when there is no blobs/
+  // Each blob opened once, for every snapshot linking to it and every pass.
+  std::unique_ptr<OpenFiles> blob_files;
   std::vector<Snapshot> snapshots;
   std::map<std::string, std::vector<std::string>> refs_of_commit;
   VerifyReport report;
@@ -330,8 +333,9 @@ void start_snapshot_check(Repository& repo, Snapshot& snap) {
   auto check = std::make_unique<SnapshotCheck>(repo.options);
   Verification& v = check->v;
   v.report.dir = "snapshots/" + snap.commit;
-  v.folder.dir = std::move(snap.fd);
+  v.folder.set_dir(std::move(snap.fd));
   v.folder.blobs = repo.blobs.get();
+  v.folder.blob_files = repo.blob_files.get();
   // Every link that names a blob, at any depth: --recursive lists the
   // subfolders' links too (diffusers' unet/, vae/...), and the folder passes
   // read each as its blob (read_links_as_blobs, verifier.cc).
@@ -453,6 +457,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   base::Opened blobs =
       base::open_beneath(repo.fd.get(), "blobs", {.follow_symlinks = false, .directory = true});
   repo.blobs = std::move(blobs.fd);
+  if (repo.blobs) repo.blob_files = std::make_unique<OpenFiles>(repo.blobs.get());
 
   std::vector<std::string> commits;
   const base::Opened snaps =
@@ -511,13 +516,15 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   }
   check_blob_folder(repo, used, whole);
   for (Snapshot& snap : repo.snapshots) start_snapshot_check(repo, snap);
+  if (g_test_between_passes) g_test_between_passes();
 
-  const int blobs_fd = repo.blobs.get();
+  OpenFiles* blob_files = repo.blob_files.get();
   const BlobSinks sinks(repo.snapshots);
   hash_contents(
       files,
-      [blobs_fd](const ContentFile& f) {
-        return base::open_beneath(blobs_fd, f.expected, {.follow_symlinks = false});
+      [blob_files](const ContentFile& f) {
+        if (blob_files == nullptr) return HeldFile{-1, ENOENT};
+        return blob_files->open(f.expected, /*follow_symlinks=*/false);
       },
       options, &*repo.report.hub, std::cref(sinks));
   sinks.share_digests(files);

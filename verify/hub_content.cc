@@ -11,6 +11,7 @@
 #include "base/hex.h"
 #include "base/parallel.h"
 #include "base/path.h"
+#include "base/sandbox.h"
 #include "base/sha256.h"
 #include "verify/checksums.h"
 #include "verify/findings.h"
@@ -30,18 +31,18 @@ std::string lower_case(std::string text) {
   return text;
 }
 
-void hash_one(ContentFile& file, const std::function<base::Opened(const ContentFile&)>& open,
+void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&)>& open,
               const VerifyOptions& options, const base::ChunkSink& also,
               std::atomic<std::uint64_t>* done) {
   std::string* error = &file.error;
-  const base::Opened o = open(file);
-  if (!o.fd) {
+  const HeldFile o = open(file);
+  if (!o) {
     *error = "cannot open: " + base::open_error_text(o.err);
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }
   if (file.algorithm == kSha256Algorithm) {
-    const base::Sha256Outcome h = base::sha256_fd(o.fd.get(), options.hash, done, also);
+    const base::Sha256Outcome h = base::sha256_fd(o.fd, options.hash, done, also);
     file.size = h.bytes;
     if (!h.ok()) {
       *error = h.error;
@@ -50,7 +51,7 @@ void hash_one(ContentFile& file, const std::function<base::Opened(const ContentF
     }
     file.actual = base::to_hex(h.digest);
   } else {
-    const base::GitBlobOutcome h = base::git_blob_fd(o.fd.get(), done, also);
+    const base::GitBlobOutcome h = base::git_blob_fd(o.fd, done, also);
     file.size = h.bytes;
     if (!h.ok()) {
       *error = h.error;
@@ -73,7 +74,7 @@ std::string hub_algorithm(std::string_view hex) {
 }
 
 void hash_contents(std::vector<ContentFile>& files,
-                   const std::function<base::Opened(const ContentFile&)>& open,
+                   const std::function<HeldFile(const ContentFile&)>& open,
                    const VerifyOptions& options, HubReport* hub, const ContentSinks& also) {
   std::vector<std::size_t> order;
   std::uint64_t total = 0;

@@ -29,8 +29,8 @@ std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
                        "is not a regular file; index not read"));
     return std::nullopt;
   }
-  const base::Opened o = open_listed(v.folder, e.name, v.options.follow_symlinks);
-  if (!o.fd) {
+  const HeldFile o = open_listed(v.folder, e.name, v.options.follow_symlinks);
+  if (!o) {
     if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       v.add(unfollowable_symlink_finding(e, o.err));
     } else {
@@ -40,7 +40,7 @@ std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
     return std::nullopt;
   }
   std::string text;
-  const std::string err = base::read_fd(o.fd.get(), v.options.max_index_bytes, &text);
+  const std::string err = base::read_fd(o.fd, v.options.max_index_bytes, &text);
   if (!err.empty()) {
     // Over max_index_bytes is a verdict on the index; anything else is a
     // failure to read it (exit status 2).

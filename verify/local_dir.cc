@@ -106,15 +106,16 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
   c.expected = m->etag;
   c.algorithm = hub_algorithm(m->etag);
   c.used_by.push_back(where);
-  const base::Opened file =
-      base::open_beneath(w.v.folder.dir.get(), *safe, {.follow_symlinks = false});
+  // Opened as the other passes open it, once (open_listed): the file
+  // examined here is the one hashed and scanned.
+  const HeldFile file = open_listed(w.v.folder, *safe, /*follow_symlinks=*/false);
   struct stat st {};
-  if (!file.fd || ::fstat(file.fd.get(), &st) != 0) {
+  if (!file || ::fstat(file.fd, &st) != 0) {
     c.verdict = ContentVerdict::kMissing;
     Finding f = make_finding(
         FindingKind::kHubFileMissing, Category::kHub, *safe,
         "described by " + where + " but " +
-            (file.fd ? std::string("cannot be examined") : base::open_error_text(file.err)));
+            (file ? std::string("cannot be examined") : base::open_error_text(file.err)));
     f.other = where;
     w.v.add(std::move(f));
   } else {
@@ -172,11 +173,10 @@ std::map<std::string, std::string> check_local_dir(Verification& v) {
   Walk w{v, {}, {}};
   walk(w, download.fd.get(), "", 0);
 
-  const int dir_fd = v.folder.dir.get();
   hash_contents(
       w.files,
-      [dir_fd](const ContentFile& f) {
-        return base::open_beneath(dir_fd, f.file, {.follow_symlinks = false});
+      [&v](const ContentFile& f) {
+        return open_listed(v.folder, f.file, /*follow_symlinks=*/false);
       },
       v.options, &*v.report.hub, [&v](const ContentFile& f) { return v.values.claim(f.file); });
   for (const ContentFile& f : w.files) {

@@ -17,6 +17,8 @@
 
 namespace stguard::verify {
 
+std::function<void()> g_test_between_passes;
+
 // --sha256 FILE is read first: a list that cannot be read is a usage error
 // (exit status 2), not a finding about DIR.
 bool load_checksum_option(Verification& v) {
@@ -137,6 +139,7 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   if (!folder) return std::move(v.report);
   v.folder = std::move(*folder);
   run_structure_passes(v);
+  if (g_test_between_passes) g_test_between_passes();
   // A --local-dir download's metadata is checked between the passes that
   // read headers and those that read contents, so that each file is read
   // once: hashed against its etag with its values scanned in the same read,
