@@ -95,7 +95,8 @@ Options:
                        a `hf download --local-dir` folder
   -j N, --jobs N       hashing threads (default: one per core)
   --hash-io read|mmap  how files are read for hashing (default read); a file
-                       that shrinks meanwhile is an error with either
+                       that grows or shrinks meanwhile is file_changed with
+                       either
   -h, --help           show this help
   --                   end of options
 

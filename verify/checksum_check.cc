@@ -148,20 +148,28 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
   return jobs;
 }
 
-// The findings for one hashed file; true when its digest matched.
+// The findings for one hashed file; true when its digest matched. A file
+// that changed is neither a match nor a mismatch, whatever its digest was:
+// it is file_changed (once, when the Hub's hashing already said so).
 bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
                 const ChecksumLine& line, const HashResult& result) {
+  if (changed_while_verified(v, job.name, result)) {
+    const bool reported =
+        std::any_of(v.report.findings.begin(), v.report.findings.end(), [&](const Finding& f) {
+          return f.kind == FindingKind::kFileChanged && f.file == job.name;
+        });
+    if (!reported) {
+      v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
+                         changed_message(result)));
+    }
+    return false;
+  }
   if (!result.ok()) {
     Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, job.name,
                              "could not be hashed: " + result.error_text());
     f.line = line.line;
     v.add(std::move(f));
     return false;
-  }
-  if (changed_while_verified(v, job.name, result)) {
-    v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
-                       "changed while being verified (still being written or copied?): check "
-                       "again once the transfer has finished"));
   }
   if (result.outcome.digest != line.digest) {
     Finding f = make_finding(FindingKind::kChecksumMismatch, Category::kChecksum, job.name,

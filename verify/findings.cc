@@ -186,6 +186,8 @@ std::string_view content_verdict_name(ContentVerdict verdict) noexcept {
       return "unverifiable";
     case ContentVerdict::kMissing:
       return "missing";
+    case ContentVerdict::kChanged:
+      return "changed";
   }
   return "unverifiable";
 }

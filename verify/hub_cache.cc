@@ -369,7 +369,7 @@ void count_blob_findings(Repository& repo, Snapshot& snap) {
     const Finding& f = repo.report.findings[i];
     if ((f.kind == FindingKind::kHubContentMismatch ||
          f.kind == FindingKind::kHubContentUnreadable ||
-         f.kind == FindingKind::kHubBlobUnverifiable) &&
+         f.kind == FindingKind::kHubBlobUnverifiable || f.kind == FindingKind::kFileChanged) &&
         f.file.starts_with("blobs/")) {
       findings_of_blob[f.file.substr(6)].push_back(i);
     }

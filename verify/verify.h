@@ -273,6 +273,7 @@ enum class ContentVerdict : std::uint8_t {
   kUnreadable = 2,    // could not be hashed
   kUnverifiable = 3,  // no usable checksum (blob name or etag not a hash)
   kMissing = 4,       // --local-dir: metadata for a file that is not there
+  kChanged = 5,       // grew or shrank while hashed (file_changed; error says how)
 };
 std::string_view content_verdict_name(ContentVerdict verdict) noexcept;
 
