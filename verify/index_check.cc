@@ -152,9 +152,9 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
     }
     if (in_named) continue;
     if (actual != nullptr) {
-      Finding f = make_finding(
-          FindingKind::kTensorWrongShard, Category::kIndex, file,
-          "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but found in " + *actual);
+      Finding f = make_finding(FindingKind::kTensorWrongShard, Category::kIndex, file,
+                               "tensor " + in_quotes(tensor) + " is mapped to " + shown(shard) +
+                                   " but found in " + *actual);
       f.tensor = tensor;
       f.shard = shard;
       f.other = *actual;
@@ -165,9 +165,9 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
     // own finding covers it (listing every tensor of a missing 5 GB shard
     // would bury the one line that matters).
     if (unusable.count(raw_shard) != 0) continue;
-    Finding f = make_finding(
-        FindingKind::kTensorMissing, Category::kIndex, file,
-        "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but no shard contains it");
+    Finding f = make_finding(FindingKind::kTensorMissing, Category::kIndex, file,
+                             "tensor " + in_quotes(tensor) + " is mapped to " + shown(shard) +
+                                 " but no shard contains it");
     f.tensor = tensor;
     f.shard = shard;
     v.add(std::move(f));
