@@ -29,9 +29,10 @@ namespace stguard::verify {
 // What `dir` is, from its path and a look at its top level (never reading a
 // file): a path ending models--ORG--NAME/snapshots/<commit> is a snapshot; a
 // folder named models--* (datasets--*, spaces--*) holding snapshots/ or
-// blobs/ a repository; a folder holding such repositories the cache root; a
-// folder with .cache/huggingface/download/ a --local-dir download; anything
-// else a plain folder.
+// blobs/ a repository; a folder holding such repositories (or symlinks named
+// like one, which the cache root's checks report and never follow) the cache
+// root; a folder with .cache/huggingface/download/ a --local-dir download;
+// anything else a plain folder.
 Layout detect_layout(const std::string& dir);
 
 // The layout to verify `dir` as: detect_layout for kAuto; for any Hub
