@@ -122,11 +122,12 @@ void Listing::set_dir(base::UniqueFd dir_fd) {
   files = std::make_unique<OpenFiles>(dir.get());
 }
 
-std::optional<Listing> open_folder(const std::string& dir, std::string* fatal) {
+std::optional<Listing> open_folder(const std::string& dir, base::Opened opened,
+                                   std::string* fatal) {
   Listing out;
-  out.set_dir(base::UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY)));
+  out.set_dir(std::move(opened.fd));
   if (!out.dir) {
-    const int err = errno;
+    const int err = opened.err;
     if (err == ENOENT) {
       *fatal = dir + ": no such directory";
     } else if (err == ENOTDIR) {

@@ -2,7 +2,8 @@
 // alone shows (symlinks, leftovers of interrupted downloads).
 //
 //   std::string fatal;
-//   std::optional<stguard::verify::Listing> folder = stguard::verify::open_folder(dir, &fatal);
+//   std::optional<stguard::verify::Listing> folder =
+//       stguard::verify::open_folder(dir, open_dir_argument(dir), &fatal);
 //   for (const stguard::verify::Entry& e : folder->entries) if (e.role == Role::kShard) ...
 #ifndef STGUARD_VERIFY_FOLDER_H_
 #define STGUARD_VERIFY_FOLDER_H_
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "base/sandbox.h"
 #include "verify/open_files.h"
 #include "verify/verify.h"
 
@@ -71,9 +73,11 @@ std::vector<std::string> sorted_names(int dir_fd);
 // `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);
 
-// Opens and lists `dir` (top level only; walk_subfolders adds the rest). nullopt, with *fatal set
-// ("DIR: no such directory", "DIR: not a directory", ...), when it cannot.
-std::optional<Listing> open_folder(const std::string& dir, std::string* fatal);
+// Lists `dir`, open as `opened` (hub_cache.h open_dir_argument: its top
+// level only; walk_subfolders adds the rest). nullopt, with *fatal set ("DIR:
+// no such directory", "DIR: not a directory", ...), when it could not be
+// opened or cannot be listed.
+std::optional<Listing> open_folder(const std::string& dir, base::Opened opened, std::string* fatal);
 
 // With options.recursive: appends the files of DIR's subfolders to `folder`,
 // named relative to DIR ("unet/diffusion_pytorch_model.safetensors"), and

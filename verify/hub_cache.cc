@@ -647,42 +647,49 @@ bool is_hub_repo_name(std::string_view name) {
   return false;
 }
 
-Layout detect_layout(const std::string& dir) {
+base::Opened open_dir_argument(const std::string& dir) {
+  base::Opened out;
+  out.fd = base::UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+  if (!out.fd) out.err = errno;
+  return out;
+}
+
+Layout detect_layout(const std::string& dir, int dir_fd) {
   const std::filesystem::path p = normal_path(dir);
   if (p.parent_path().filename() == "snapshots" &&
       is_hub_repo_name(p.parent_path().parent_path().filename().string())) {
     return Layout::kHubSnapshot;
   }
-  const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
-  if (!fd) return Layout::kFolder;  // the folder checks say why it cannot be opened
+  if (dir_fd < 0) return Layout::kFolder;  // the folder checks say why it cannot be opened
   if (is_hub_repo_name(p.filename().string()) &&
-      (is_directory_at(fd.get(), "snapshots") || is_directory_at(fd.get(), "blobs"))) {
+      (is_directory_at(dir_fd, "snapshots") || is_directory_at(dir_fd, "blobs"))) {
     return Layout::kHubRepo;
   }
   // A symlinked repository counts: the cache root's checks report it.
-  for (const std::string& name : sorted_names(fd.get())) {
+  for (const std::string& name : sorted_names(dir_fd)) {
     if (is_hub_repo_name(name) &&
-        (is_directory_at(fd.get(), name.c_str()) || is_symlink_at(fd.get(), name.c_str()))) {
+        (is_directory_at(dir_fd, name.c_str()) || is_symlink_at(dir_fd, name.c_str()))) {
       return Layout::kHubCache;
     }
   }
-  const base::Opened cache = base::open_beneath(fd.get(), ".cache/huggingface/download",
+  const base::Opened cache = base::open_beneath(dir_fd, ".cache/huggingface/download",
                                                 {.follow_symlinks = false, .directory = true});
   if (cache.fd) return Layout::kLocalDir;
   return Layout::kFolder;
 }
 
-Layout resolve_layout(const std::string& dir, Layout requested) {
+Layout resolve_layout(const std::string& dir, int dir_fd, Layout requested) {
   const auto is_hub = [](Layout l) {
     return l == Layout::kHubRepo || l == Layout::kHubSnapshot || l == Layout::kHubCache;
   };
-  if (requested == Layout::kAuto) return detect_layout(dir);
+  if (requested == Layout::kAuto) return detect_layout(dir, dir_fd);
   if (!is_hub(requested)) return requested;
-  const Layout detected = detect_layout(dir);
+  const Layout detected = detect_layout(dir, dir_fd);
   return is_hub(detected) ? detected : requested;
 }
 
-VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptions& options) {
+VerifyReport verify_hub(const std::string& dir, base::Opened opened, Layout layout,
+                        const VerifyOptions& options) {
   VerifyReport report;
   report.dir = dir;
   report.layout = layout;
@@ -693,8 +700,11 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
     merge_report(report, verify_repository(std::move(repo), p.filename().string(), options, ""),
                  "");
   } else {
-    base::UniqueFd root = open_directory(dir, &report.fatal);
-    if (!root) return report;
+    base::UniqueFd root = std::move(opened.fd);
+    if (!root) {
+      report.fatal = dir + ": cannot open: " + base::errno_text(opened.err);
+      return report;
+    }
     if (layout == Layout::kHubRepo) {
       merge_report(report, verify_repository(std::move(root), "", options, ""), "");
     } else {

@@ -127,15 +127,17 @@ void run_content_passes(Verification& v) {
 }
 
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
-  const Layout layout = resolve_layout(dir, options.layout);
+  // Opened once for the layout's detection and the checks (hub_cache.h).
+  base::Opened opened = open_dir_argument(dir);
+  const Layout layout = resolve_layout(dir, opened.fd.get(), options.layout);
   if (layout == Layout::kHubRepo || layout == Layout::kHubSnapshot || layout == Layout::kHubCache) {
-    return verify_hub(dir, layout, options);  // hub_cache.cc
+    return verify_hub(dir, std::move(opened), layout, options);  // hub_cache.cc
   }
   Verification v(options);
   v.report.dir = dir;
   v.report.layout = layout;
   if (!load_checksum_option(v)) return std::move(v.report);
-  std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
+  std::optional<Listing> folder = open_folder(dir, std::move(opened), &v.report.fatal);
   if (!folder) return std::move(v.report);
   v.folder = std::move(*folder);
   run_structure_passes(v);

@@ -14,6 +14,7 @@
 
 #include "folder_builder.h"
 #include "hub_builder.h"
+#include "verify/hub_cache.h"
 #include "verify/verifier.h"
 #include "verify/verify.h"
 
@@ -129,6 +130,25 @@ TEST(OneOpen, LocalDirFileExaminedHashedAndScannedThroughOneDescriptor) {
   expect_first_file_described(report);
   EXPECT_EQ(report.warnings, 0u) << describe(report);  // no hub_metadata_stale: the old mtime
   EXPECT_EQ(report.count(FindingKind::kHubContentMismatch), 0u) << describe(report);
+}
+
+// DIR itself is opened once: its layout is detected on the descriptor the
+// checks then list, not on whatever the path names at that moment. Here the
+// path names a plain folder and the descriptor a Hub cache (as after a
+// rename of another folder over DIR between the two).
+TEST(OneOpen, LayoutIsDetectedOnTheDescriptorTheChecksUse) {
+  const TempDir plain;
+  stguard_test::write_good_model(plain);
+  const TempDir cache_dir;
+  const stguard_test::HubRepo repo = stguard_test::build_hub_repo(cache_dir);
+  stguard::base::Opened cache = stguard::verify::open_dir_argument(repo.cache.string());
+  ASSERT_TRUE(cache.fd);
+  EXPECT_EQ(stguard::verify::detect_layout(plain.path().string(), cache.fd.get()),
+            stguard::verify::Layout::kHubCache);
+  const VerifyReport report = stguard::verify::verify_hub(
+      plain.path().string(), std::move(cache), stguard::verify::Layout::kHubCache, VerifyOptions{});
+  ASSERT_TRUE(report.hub.has_value());
+  EXPECT_EQ(report.hub->repositories.size(), 1u) << describe(report);
 }
 
 }  // namespace
