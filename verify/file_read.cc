@@ -52,6 +52,13 @@ FileRead read_file_once(const Verification& v, const std::string& name, bool has
     result.open_err = o.err;
     return result;
   }
+  if (o.replaced) {
+    // Another file than the one whose header was read (open_files.h): not
+    // read at all, so that nothing of it is taken for the first one's.
+    FileRead result;
+    result.changed = true;
+    return result;
+  }
   base::Sha256Outcome outcome;
   FileRead result = watch_read(o.fd, also, [&](const base::ChunkSink& sink) {
     if (hash) {

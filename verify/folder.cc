@@ -193,7 +193,7 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
 HeldFile open_listed(const Listing& folder, const std::string& name, bool follow_symlinks) {
   const auto it = folder.blob_of.find(name);
   if (it != folder.blob_of.end()) {
-    if (folder.blob_files == nullptr) return HeldFile{-1, ENOENT};
+    if (folder.blob_files == nullptr) return HeldFile::failed(ENOENT);
     return folder.blob_files->open(it->second, /*follow_symlinks=*/false);
   }
   return folder.files->open(name, follow_symlinks);

@@ -591,7 +591,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   hash_contents(
       files,
       [blob_files](const ContentFile& f) {
-        if (blob_files == nullptr) return HeldFile{-1, ENOENT};
+        if (blob_files == nullptr) return HeldFile::failed(ENOENT);
         return blob_files->open(f.expected, /*follow_symlinks=*/false);
       },
       options, &*repo.report.hub, std::cref(sinks));

@@ -41,6 +41,11 @@ void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }
+  if (o.replaced) {  // not the file the other passes read (open_files.h): not read
+    file.verdict = ContentVerdict::kChanged;
+    file.error = changed_message(FileRead{});
+    return;
+  }
   std::uint64_t bytes = 0;
   std::string actual;
   std::string failed;

@@ -203,6 +203,13 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
     return skipped(std::move(c), FindingKind::kShardUnreadable,
                    "cannot open: " + base::open_error_text(o.err), true);
   }
+  if (o.replaced) {
+    // A blob another snapshot's check read first, replaced since (open_files.h).
+    c.finding = make_finding(FindingKind::kFileChanged, Category::kFolder, r.file,
+                             "changed while being verified (still being written or copied?): "
+                             "check again once the transfer has finished");
+    return skipped(std::move(c), FindingKind::kFileChanged, "changed while being verified", false);
+  }
   struct stat st {};
   if (::fstat(o.fd, &st) != 0) {
     return skipped(std::move(c), FindingKind::kShardUnreadable,

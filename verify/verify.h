@@ -20,11 +20,13 @@
 // openat2 RESOLVE_BENEATH, no symlinks unless follow_symlinks); nothing is
 // ever written, renamed or removed. Each file is opened once, and every pass
 // that reads it (header, index, hash, values) reads that descriptor, kept
-// open until the run ends: a file renamed over another meanwhile is never
-// half-read (verify/open_files.h). Names taken from the index or from
-// SHA256SUMS are untrusted: absolute paths, "..", backslashes and NUL are
-// rejected (base::safe_relative_name) before anything is opened, and
-// resolution never leaves DIR, even when symlinks are followed. A shard's
+// open until the run ends (within half the soft RLIMIT_NOFILE; past it a
+// file found replaced at a later look is file_changed, not read): a file
+// renamed over another meanwhile is never half-read (verify/open_files.h).
+// Names taken from the index or from SHA256SUMS are untrusted: absolute
+// paths, "..", backslashes and NUL are rejected (base::safe_relative_name)
+// before anything is opened, and resolution never leaves DIR, even when
+// symlinks are followed. A shard's
 // structure is checked from its first 8 + N bytes; tensor data is read only
 // to hash it and, with scan_values, to scan its values (in the same read).
 //

@@ -5,6 +5,7 @@
 // report must still describe the file that was opened first (its header,
 // its hash and its values), never a mix of two files.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cmath>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "folder_builder.h"
 #include "hub_builder.h"
 #include "verify/hub_cache.h"
+#include "verify/open_files.h"
 #include "verify/verifier.h"
 #include "verify/verify.h"
 
@@ -130,6 +132,58 @@ TEST(OneOpen, LocalDirFileExaminedHashedAndScannedThroughOneDescriptor) {
   expect_first_file_described(report);
   EXPECT_EQ(report.warnings, 0u) << describe(report);  // no hub_metadata_stale: the old mtime
   EXPECT_EQ(report.count(FindingKind::kHubContentMismatch), 0u) << describe(report);
+}
+
+// Lowers the soft limit on open files for one test (the tables keep half of
+// it) and puts it back afterwards.
+class SoftFileLimit {
+ public:
+  explicit SoftFileLimit(rlim_t soft) {
+    EXPECT_EQ(::getrlimit(RLIMIT_NOFILE, &saved_), 0);
+    struct rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    EXPECT_EQ(::setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  }
+  ~SoftFileLimit() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+  SoftFileLimit(const SoftFileLimit&) = delete;
+  SoftFileLimit& operator=(const SoftFileLimit&) = delete;
+
+ private:
+  struct rlimit saved_ {};
+};
+
+// More shards than the descriptor budget: the run still works, and a shard
+// the tables could not keep open, replaced between the header pass and the
+// value pass, is file_changed and not read: none of its values is taken
+// for the first file's.
+TEST(OneOpen, PastTheDescriptorBudgetAReplacedFileIsFileChangedNeverMixed) {
+  constexpr int kShards = 60;  // more than the soft limit itself
+  const TempDir dir;
+  const auto name = [](int i) { return "s" + std::to_string(100 + i) + ".safetensors"; };
+  for (int i = 0; i < kShards; ++i) {
+    dir.write(name(i), stguard_test::make_f32_shard(
+                           {{"t" + std::to_string(i), {stguard_test::kF32One, 0, 0, 0}}}));
+  }
+  const SoftFileLimit limit(48);  // the tables keep 24 descriptors
+  ASSERT_EQ(stguard::verify::OpenFiles::budget(), 24u);
+  const VerifyReport whole = stguard_test::verify(dir, scanning());
+  EXPECT_EQ(whole.exit_code(), 0) << describe(whole);
+
+  const std::string last = name(kShards - 1);  // opened past the budget
+  const BetweenPasses hook([&] {
+    replace_by_rename(dir.file(last),
+                      stguard_test::make_f32_shard({{"t" + std::to_string(kShards - 1),
+                                                     std::vector<std::uint32_t>(4, kF32Nan)}}));
+  });
+  const VerifyReport report = stguard_test::verify(dir, scanning());
+  EXPECT_EQ(stguard_test::error_kinds(report), std::multiset<std::string>{"file_changed"})
+      << describe(report);
+  const stguard::verify::Finding* f = stguard_test::find(report, FindingKind::kFileChanged);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->file, last);
+  ASSERT_TRUE(report.values.has_value());
+  EXPECT_EQ(report.values->nan, 0u);
+  EXPECT_EQ(report.values->shards_incomplete, 1u);
 }
 
 // DIR itself is opened once: its layout is detected on the descriptor the
