@@ -1,8 +1,9 @@
 // cli/check.cc: `stguard check`, the structural verdict on one or more files.
 //
-// Each file is checked with stguard::validate_file: only the first 8 + N
+// Each file is checked with stguard::validate_fd: only the first 8 + N
 // bytes are read (pread), tensor data never is, and no tensor list is built,
-// so checking a 100 GB shard costs about as much as parsing its header.
+// so checking a 100 GB shard costs about as much as parsing its header. The
+// sniff of a rejected file reads the same descriptor (output.h).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -63,7 +64,8 @@ std::string plural(std::uint64_t n, std::string_view word) {
   return out;
 }
 
-void print_text(const std::string& file, Profile profile, const Result<HeaderSummary>& result) {
+void print_text(const std::string& file, Profile profile, const Result<HeaderSummary>& result,
+                const std::optional<base::Sniffed>& sniffed) {
   std::cout << base::terminal_safe(file) << ": ";
   if (result) {
     const HeaderSummary& header = *result;
@@ -73,19 +75,18 @@ void print_text(const std::string& file, Profile profile, const Result<HeaderSum
     return;
   }
   std::cout << error_text(result.error());
-  if (const auto sniffed = sniff_rejected_file(file, result.error())) {
-    std::cout << sniff_text(*sniffed);
-  }
+  if (sniffed) std::cout << sniff_text(*sniffed);
   std::cout << "\n";
 }
 
-void print_json(const std::string& file, Profile profile, const Result<HeaderSummary>& result) {
+void print_json(const std::string& file, Profile profile, const Result<HeaderSummary>& result,
+                const std::optional<base::Sniffed>& sniffed) {
   nlohmann::ordered_json record = verdict_record(file, profile, result ? nullptr : &result.error());
   if (result) {
     record["tensors"] = result->tensor_count;
     record["header_len"] = result->header_len;
     record["data_len"] = result->data_len();
-  } else if (const auto sniffed = sniff_rejected_file(file, result.error())) {
+  } else if (sniffed) {
     add_sniff(record, *sniffed);
   }
   std::cout << base::json_line(record) << "\n";
@@ -99,11 +100,17 @@ int run_check(const Command& command, const CheckArgs& args) {
 
   int exit_code = kExitOk;
   for (const std::string& file : args.files) {
-    const Result<HeaderSummary> result = validate_file(file, *options);
+    base::UniqueFd fd;
+    const Result<HeaderSummary> result = validate_path(file, *options, &fd);
+    std::optional<base::Sniffed> sniffed;
+    if (!result && result.error().reason != Reason::kIoError) {
+      pause_between_reads_for_test();
+      sniffed = sniff_rejected_file(fd.get(), result.error());
+    }
     if (args.json) {
-      print_json(file, options->profile, result);
+      print_json(file, options->profile, result, sniffed);
     } else {
-      print_text(file, options->profile, result);
+      print_text(file, options->profile, result, sniffed);
     }
     exit_code = std::max(exit_code, exit_code_for(result ? nullptr : &result.error()));
   }

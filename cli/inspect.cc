@@ -8,8 +8,6 @@
 // Lints are warnings about files that are valid but unusual; they never change
 // the verdict or the exit status. --scan-values reads the tensor data too
 // (verify/value_scan.h), and NaN or Inf found there does: exit status 1.
-#include <fcntl.h>
-
 #include <algorithm>
 #include <array>
 #include <iostream>
@@ -163,16 +161,13 @@ struct ValueScan {
   std::string error;                          // why the file could not be read
 };
 
-ValueScan scan_values(const std::string& file, const Header& header) {
+// Reads the file open on `fd`, the descriptor its header was read from, so
+// that the values are that file's even if another was renamed over it.
+ValueScan scan_values(int fd, const Header& header) {
   ValueScan out;
-  const base::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd) {
-    out.error = "cannot open: " + base::errno_text(errno);
-    return out;
-  }
   verify::ValueScanner scanner(header.tensors, header.data_offset());
   const base::StreamOutcome read = base::stream_fd(
-      fd.get(), {}, nullptr, [&](std::span<const std::uint8_t> chunk) { scanner.feed(chunk); });
+      fd, {}, nullptr, [&](std::span<const std::uint8_t> chunk) { scanner.feed(chunk); });
   if (!read.ok()) {
     out.error = read.error;
   } else if (read.bytes != header.file_size) {
@@ -399,9 +394,12 @@ int run_inspect(const Command& command, const InspectArgs& args) {
   }
   const std::string& file = args.files.front();
   const Profile profile = options->profile;
-  const Result<Header> result = check_file(file, *options);
+  // One descriptor for the header, the sniff and the values (output.h).
+  base::UniqueFd fd;
+  const Result<Header> result = check_path(file, *options, &fd);
   if (!result) {
-    const std::optional<base::Sniffed> sniffed = sniff_rejected_file(file, result.error());
+    if (result.error().reason != Reason::kIoError) pause_between_reads_for_test();
+    const std::optional<base::Sniffed> sniffed = sniff_rejected_file(fd.get(), result.error());
     if (args.json) {
       nlohmann::ordered_json record = verdict_record(file, profile, &result.error());
       if (sniffed) add_sniff(record, *sniffed);
@@ -415,7 +413,8 @@ int run_inspect(const Command& command, const InspectArgs& args) {
   const std::vector<Lint> lints = compute_lints(*result);
   std::optional<ValueScan> scan;
   if (args.scan_values) {
-    scan = scan_values(file, *result);
+    pause_between_reads_for_test();
+    scan = scan_values(fd.get(), *result);
     if (!scan->error.empty()) {
       std::cerr << "stguard inspect: " << base::terminal_safe(file) << ": "
                 << base::terminal_safe(scan->error) << "\n";

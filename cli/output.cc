@@ -2,12 +2,18 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 
 #include "base/decimal.h"
 #include "base/file_io.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
+#include "stguard/file.h"
 
 namespace stguard::cli {
 
@@ -106,18 +112,67 @@ std::string error_text(const Error& error) {
   return out;
 }
 
-std::optional<base::Sniffed> sniff_rejected_file(const std::string& path, const Error& error) {
+namespace {
+
+// Opens `path` as check_file does (read-only; opening a FIFO does not wait
+// for a writer), runs `check` on the descriptor and keeps it in *fd; errors
+// as check_file gives them, "<path>: " before an IO_ERROR's message.
+template <class Check>
+auto check_opened(const std::string& path, base::UniqueFd* fd, Check&& check)
+    -> decltype(check(0)) {
+  *fd = base::UniqueFd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!*fd) {
+    return Error{Reason::kIoError, 0, path + ": cannot open: " + base::errno_text(errno)};
+  }
+  auto result = check(fd->get());
+  if (!result && result.error().reason == Reason::kIoError) {
+    Error error = std::move(result).error();
+    error.message = path + ": " + error.message;
+    return error;
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<Header> check_path(const std::string& path, const ParseOptions& options,
+                          base::UniqueFd* fd) {
+  return check_opened(path, fd, [&](int opened) { return parse_fd(opened, options); });
+}
+
+Result<HeaderSummary> validate_path(const std::string& path, const ParseOptions& options,
+                                    base::UniqueFd* fd) {
+  return check_opened(path, fd, [&](int opened) { return validate_fd(opened, options); });
+}
+
+std::optional<base::Sniffed> sniff_rejected_file(int fd, const Error& error) {
   if (error.reason == Reason::kIoError) return std::nullopt;
-  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   struct stat st {};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   std::string head(base::kSniffBytes, '\0');
   int err = 0;
-  head.resize(base::read_at(fd.get(), head.data(), head.size(), 0, &err));
+  head.resize(base::read_at(fd, head.data(), head.size(), 0, &err));
   if (err != 0) return std::nullopt;
   const bool absurd_length =
       error.reason == Reason::kHeaderTooLarge || error.reason == Reason::kHeaderLengthExceedsFile;
   return base::sniff_content(head, static_cast<std::uint64_t>(st.st_size), absurd_length);
+}
+
+void pause_between_reads_for_test() {
+  const char* text = std::getenv("STGUARD_TEST_PAUSE_FD");
+  if (text == nullptr) return;
+  const std::optional<std::uint64_t> fd = base::parse_u64(text);
+  if (!fd || *fd > INT_MAX) return;
+  const char paused = 'p';
+  ssize_t n = 0;
+  do {
+    n = ::write(static_cast<int>(*fd), &paused, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) return;
+  char go = 0;
+  do {
+    n = ::read(static_cast<int>(*fd), &go, 1);
+  } while (n < 0 && errno == EINTR);
 }
 
 void add_sniff(nlohmann::ordered_json& record, const base::Sniffed& sniffed) {

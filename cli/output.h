@@ -12,8 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "base/file_io.h"
 #include "base/sniff.h"
 #include "stguard/header.h"
+#include "stguard/result.h"
 
 namespace stguard::cli {
 
@@ -61,11 +63,28 @@ int exit_code_for(const Error* error) noexcept;
 // file that could not be opened. Terminal-safe.
 std::string error_text(const Error& error);
 
-// For a rejected file: what it really is when it is no safetensors file at
-// all (a Git LFS pointer, an HTML page, a PyTorch checkpoint, ...), read from
-// its first bytes. nullopt for an ordinary damaged safetensors file or when
-// the file cannot be read again.
-std::optional<base::Sniffed> sniff_rejected_file(const std::string& path, const Error& error);
+// stguard::check_file and validate_file for a FILE argument, the descriptor
+// kept open in *fd (left invalid when FILE cannot be opened) for the reads
+// that follow: the sniff of a rejected file, inspect's value scan. Each
+// command reads FILE through this one descriptor, so that a file renamed
+// over FILE meanwhile is never half-read (its header with another file's
+// values). Results and errors are check_file's and validate_file's.
+Result<Header> check_path(const std::string& path, const ParseOptions& options, base::UniqueFd* fd);
+Result<HeaderSummary> validate_path(const std::string& path, const ParseOptions& options,
+                                    base::UniqueFd* fd);
+
+// For a rejected file, open on `fd` (from check_path or validate_path): what
+// it really is when it is no safetensors file at all (a Git LFS pointer, an
+// HTML page, a PyTorch checkpoint, ...), read from its first bytes. nullopt
+// for an ordinary damaged safetensors file or when the file cannot be read.
+std::optional<base::Sniffed> sniff_rejected_file(int fd, const Error& error);
+
+// A test-only pause between two reads of one FILE (its verdict, then its
+// sniff or its values): when STGUARD_TEST_PAUSE_FD names a descriptor in the
+// environment, writes one byte to it and waits for one byte back, so that a
+// test can rename another file over FILE there
+// (tests/cli/one_open_cli_test.cc); does nothing otherwise.
+void pause_between_reads_for_test();
 
 // Adds "content" (the kind's name) and "hint" (the description) to a JSON
 // verdict record, and appends "; this is DESCRIPTION" to a text line.

@@ -2,6 +2,7 @@
 // whole? Options, the call to the verify library, the two report formats.
 #include "verify/verify.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -94,7 +95,8 @@ Options:
                        a `hf download --local-dir` folder
   -j N, --jobs N       hashing threads (default: one per core)
   --hash-io read|mmap  how files are read for hashing (default read); a file
-                       that shrinks meanwhile is an error with either
+                       that grows or shrinks meanwhile is file_changed with
+                       either
   -h, --help           show this help
   --                   end of options
 
@@ -363,9 +365,20 @@ void print_text(const VerifyReport& report) {
   std::cout << summary << "\n";
 }
 
+// verify keeps each file it reads open until the run ends, so that every
+// pass reads the same file (verify/open_files.h): a folder of more files than
+// the soft limit on descriptors (often 1024) needs the hard one.
+void raise_open_file_limit() {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  (void)::setrlimit(RLIMIT_NOFILE, &limit);  // where refused, the soft limit stays
+}
+
 int run_verify(const Command& command, VerifyArgs& args) {
   std::string error;
   if (!finish_args(args, &error)) return usage_error(command, error);
+  raise_open_file_limit();
   ProgressBar bar;
   if (!args.quiet && ::isatty(STDERR_FILENO) == 1) {
     args.options.progress = [&bar](std::uint64_t done, std::uint64_t total, bool finished) {

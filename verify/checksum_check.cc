@@ -45,6 +45,40 @@ std::vector<HashResult> hash_all(const Verification& v, const std::vector<HashJo
   return results;
 }
 
+// True for an open that the link policy refused (base::open_beneath): a
+// symlink not followed (ELOOP), or one leaving DIR or looping while followed
+// (EXDEV, ELOOP). That is a fact about the folder, not a failure to read.
+bool refused_by_link_policy(int err) { return err == ELOOP || err == EXDEV; }
+
+// The finding for a listed name whose open the link policy refused: a
+// symlink finding (exit status 1), not checksum_unreadable (exit status 2);
+// none when the folder or shard pass already reported the link as an error.
+void report_refused_link(Verification& v, const std::string& source, const ChecksumLine& line,
+                         const std::string& name, int err) {
+  const auto is_link_finding = [](FindingKind kind) {
+    return kind == FindingKind::kSymlink || kind == FindingKind::kSymlinkEscapes ||
+           kind == FindingKind::kSymlinkLoop;
+  };
+  for (const Finding& f : v.report.findings) {
+    if (f.file == name && is_link_finding(f.kind) && f.severity == Severity::kError) return;
+  }
+  const bool loop = v.options.follow_symlinks && err == ELOOP;
+  const FindingKind kind = !v.options.follow_symlinks ? FindingKind::kSymlink
+                           : loop                     ? FindingKind::kSymlinkLoop
+                                                      : FindingKind::kSymlinkEscapes;
+  const std::string why = loop
+                              ? "is a symlink that loops (or too many links in a row); not followed"
+                              : base::open_error_text(err);
+  Finding f = make_finding(kind, Category::kFolder, name,
+                           "listed on line " + std::to_string(line.line) + " of " + source +
+                               ", but " + why + ": its content is not verified");
+  f.line = line.line;
+  if (const auto it = v.folder.by_name.find(name); it != v.folder.by_name.end()) {
+    f.other = v.folder.entries[it->second].link_target;
+  }
+  v.add(std::move(f));
+}
+
 // The name the findings give the list, with its text read into
 // v.checksum_text; nullopt when there is nothing to check (no list, a symlink
 // not followed, or an unreadable list, which gets a finding).
@@ -59,10 +93,15 @@ std::optional<std::string> read_checksum_list(Verification& v) {
     v.report.checksums = cr;  // the symlink finding says why nothing was checked
     return std::nullopt;
   }
-  const base::Opened o = open_listed(v.folder, e.name, v.options.follow_symlinks);
+  const HeldFile o = open_listed(v.folder, e.name, v.options.follow_symlinks);
+  if (!o && e.type == EntryType::kSymlink && refused_by_link_policy(o.err)) {
+    v.report.checksums = cr;  // a link refused: about the folder, not unreadable
+    v.add(unfollowable_symlink_finding(e, o.err));
+    return std::nullopt;
+  }
   const std::string err =
-      o.fd ? base::read_fd(o.fd.get(), v.options.max_checksum_file_bytes, &v.checksum_text)
-           : base::open_error_text(o.err);
+      o ? base::read_fd(o.fd, v.options.max_checksum_file_bytes, &v.checksum_text)
+        : base::open_error_text(o.err);
   if (!err.empty()) {
     v.report.checksums = cr;
     v.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, e.name,
@@ -118,8 +157,13 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
       v.add(std::move(f));
       continue;
     }
-    const base::Opened o = open_listed(v.folder, *name, v.options.follow_symlinks);
-    if (!o.fd) {
+    const HeldFile o = open_listed(v.folder, *name, v.options.follow_symlinks);
+    if (!o && refused_by_link_policy(o.err)) {
+      report_refused_link(v, source, line, *name, o.err);
+      ++cr.failed;
+      continue;
+    }
+    if (!o) {
       const bool missing = o.err == ENOENT;
       Finding f = make_finding(
           missing ? FindingKind::kChecksumFileMissing : FindingKind::kChecksumUnreadable,
@@ -133,7 +177,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
       continue;
     }
     struct stat st {};
-    if (::fstat(o.fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(o.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
       Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, *name,
                                "listed on line " + std::to_string(line.line) + " of " + source +
                                    ", but not a regular file");
@@ -148,20 +192,28 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
   return jobs;
 }
 
-// The findings for one hashed file; true when its digest matched.
+// The findings for one hashed file; true when its digest matched. A file
+// that changed is neither a match nor a mismatch, whatever its digest was:
+// it is file_changed (once, when the Hub's hashing already said so).
 bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
                 const ChecksumLine& line, const HashResult& result) {
+  if (changed_while_verified(v, job.name, result)) {
+    const bool reported =
+        std::any_of(v.report.findings.begin(), v.report.findings.end(), [&](const Finding& f) {
+          return f.kind == FindingKind::kFileChanged && f.file == job.name;
+        });
+    if (!reported) {
+      v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
+                         changed_message(result)));
+    }
+    return false;
+  }
   if (!result.ok()) {
     Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, job.name,
                              "could not be hashed: " + result.error_text());
     f.line = line.line;
     v.add(std::move(f));
     return false;
-  }
-  if (changed_while_verified(v, job.name, result)) {
-    v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
-                       "changed while being verified (still being written or copied?): check "
-                       "again once the transfer has finished"));
   }
   if (result.outcome.digest != line.digest) {
     Finding f = make_finding(FindingKind::kChecksumMismatch, Category::kChecksum, job.name,

@@ -2,9 +2,11 @@
 #include "verify/checksums.h"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 
 #include "base/hex.h"
+#include "verify/findings.h"
 
 namespace stguard::verify {
 namespace {
@@ -30,6 +32,26 @@ std::optional<std::string> unescape_name(std::string_view name) {
     }
   }
   return out;
+}
+
+// Why no file can have `name`, or "" when one can: the kernel refuses a
+// path of PATH_MAX bytes or more (with its NUL) and a component longer than
+// NAME_MAX before looking at any folder, so such a line is no file listing.
+std::string impossible_name(std::string_view name) {
+  if (name.size() >= PATH_MAX) {
+    return "file name " + in_quotes(name) + " is longer than any path can be (" +
+           std::to_string(PATH_MAX - 1) + " bytes)";
+  }
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t end = std::min(name.find('/', start), name.size());
+    if (end - start > NAME_MAX) {
+      return "file name " + in_quotes(name) + " has a component of " + std::to_string(end - start) +
+             " bytes, longer than any file name can be (" + std::to_string(NAME_MAX) + ")";
+    }
+    start = end + 1;
+  }
+  return "";
 }
 
 }  // namespace
@@ -122,6 +144,10 @@ std::vector<ChecksumLine> parse_checksum_file(
     }
     if (entry.name.empty()) {
       bad("empty file name");
+      continue;
+    }
+    if (std::string why = impossible_name(entry.name); !why.empty()) {
+      bad(std::move(why));
       continue;
     }
     out.push_back(std::move(entry));

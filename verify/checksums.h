@@ -33,8 +33,10 @@ struct ChecksumLine {
 
 // Parses the whole list. Comment ('#') and blank lines are skipped as
 // coreutils does; a trailing CR is dropped. Each malformed line (another
-// algorithm, a digest of the wrong length, no name, a bad escape, NUL) is
-// appended to *malformed (when not null) as (line number, why).
+// algorithm, a digest of the wrong length, no name, a bad escape, NUL, a
+// name longer than any path can be) is appended to *malformed (when not
+// null) as (line number, why); `why` quotes at most kMaxShownBytes of the
+// line (findings.h).
 std::vector<ChecksumLine> parse_checksum_file(
     std::string_view text, std::vector<std::pair<std::uint64_t, std::string>>* malformed);
 

@@ -12,35 +12,75 @@
 
 namespace stguard::verify {
 
+std::function<void(int fd)> g_test_during_read;
+
 std::string FileRead::error_text() const {
   if (open_err != 0) return base::open_error_text(open_err);
   return outcome.error;
 }
 
+FileRead watch_read(int fd, const base::ChunkSink& also,
+                    const std::function<void(const base::ChunkSink&)>& read) {
+  FileRead result;
+  struct stat before {};
+  struct stat after {};
+  const bool stat_before = ::fstat(fd, &before) == 0;
+  // Counted after the chunk was handed on: with --hash-io mmap a page that
+  // is gone faults inside the chunk's hashing, and that chunk was not read.
+  std::uint64_t read_to = 0;
+  read([&](std::span<const std::uint8_t> chunk) {
+    if (also) also(chunk);
+    const bool first = read_to == 0;
+    read_to += chunk.size();
+    if (first && g_test_during_read) g_test_during_read(fd);
+  });
+  result.read_to = read_to;
+  const bool stat_after = ::fstat(fd, &after) == 0;
+  if (stat_before && stat_after) {
+    result.stamp = stamp_of(before);
+    result.stamp_after = stamp_of(after);
+    result.changed = !(*result.stamp == *result.stamp_after);
+  }
+  return result;
+}
+
 FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
                         const base::ChunkSink& also, std::atomic<std::uint64_t>* done) {
-  FileRead result;
-  const base::Opened o = open_listed(v.folder, name, v.options.follow_symlinks);
-  if (!o.fd) {
+  const HeldFile o = open_listed(v.folder, name, v.options.follow_symlinks);
+  if (!o) {
+    FileRead result;
     result.open_err = o.err;
     return result;
   }
-  struct stat before {};
-  struct stat after {};
-  const bool stat_before = ::fstat(o.fd.get(), &before) == 0;
-  if (hash) {
-    result.outcome = base::sha256_fd(o.fd.get(), v.options.hash, done, also);
-  } else {
-    base::StreamOutcome streamed = base::stream_fd(o.fd.get(), v.options.hash, done, also);
-    result.outcome.bytes = streamed.bytes;
-    result.outcome.error = std::move(streamed.error);
+  if (o.replaced) {
+    // Another file than the one whose header was read (open_files.h): not
+    // read at all, so that nothing of it is taken for the first one's.
+    FileRead result;
+    result.changed = true;
+    return result;
   }
-  const bool stat_after = ::fstat(o.fd.get(), &after) == 0;
-  if (stat_before && stat_after) {
-    result.stamp = stamp_of(before);
-    result.changed = !(stamp_of(before) == stamp_of(after));
-  }
+  base::Sha256Outcome outcome;
+  FileRead result = watch_read(o.fd, also, [&](const base::ChunkSink& sink) {
+    if (hash) {
+      outcome = base::sha256_fd(o.fd, v.options.hash, done, sink);
+    } else {
+      base::StreamOutcome streamed = base::stream_fd(o.fd, v.options.hash, done, sink);
+      outcome.bytes = streamed.bytes;
+      outcome.error = std::move(streamed.error);
+    }
+  });
+  result.outcome = std::move(outcome);
   return result;
+}
+
+std::string changed_message(const FileRead& read) {
+  std::string message = "changed while being verified (still being written or copied?): ";
+  if (read.stamp && read.stamp_after && read.stamp->size != read.stamp_after->size) {
+    message += "it had " + std::to_string(read.stamp->size) + " bytes when its read began, " +
+               "the read ended at byte " + std::to_string(read.read_to) + ", and it has " +
+               std::to_string(read.stamp_after->size) + " now; ";
+  }
+  return message + "check again once the transfer has finished";
 }
 
 std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>& jobs, bool hash,

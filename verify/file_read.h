@@ -5,13 +5,20 @@
 //
 //   FileRead r = read_file_once(v, "model.safetensors", /*hash=*/true,
 //                               v.values.claim("model.safetensors"), &done);
-//   if (!r.ok()) report(r.error_text());
-//   else if (changed_while_verified(v, "model.safetensors", r)) report_changed();
+//   if (changed_while_verified(v, "model.safetensors", r)) report(changed_message(r));
+//   else if (!r.ok()) report(r.error_text());
+//
+// A file that grows or shrinks while it is read is a file that changed
+// (file_changed), whichever way it was read (--hash-io read or mmap) and
+// whether or not the read noticed: what decides is its fstat before and after
+// the read. Only a read that failed on a file that stayed the same is a
+// failure to read it.
 #ifndef STGUARD_VERIFY_FILE_READ_H_
 #define STGUARD_VERIFY_FILE_READ_H_
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,10 +31,12 @@ namespace stguard::verify {
 struct Verification;
 
 struct FileRead {
-  base::Sha256Outcome outcome;  // the digest when hashed; the error when the read failed
-  int open_err = 0;             // errno of open_beneath, else 0
-  bool changed = false;         // between the fstat before reading and the one after
-  std::optional<FileStamp> stamp;
+  base::Sha256Outcome outcome;           // the digest when hashed; the error when the read failed
+  int open_err = 0;                      // errno of open_beneath, else 0
+  bool changed = false;                  // between the fstat before reading and the one after
+  std::optional<FileStamp> stamp;        // the fstat before reading
+  std::optional<FileStamp> stamp_after;  // the fstat after
+  std::uint64_t read_to = 0;             // bytes read before the read ended
 
   bool ok() const noexcept { return open_err == 0 && outcome.ok(); }
   // Why it failed, for a message ("" when ok()).
@@ -39,6 +48,24 @@ struct FileRead {
 // `done` (may be null) is advanced by the bytes read.
 FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
                         const base::ChunkSink& also, std::atomic<std::uint64_t>* done);
+
+// A test-only injection point: when set, called once per watch_read, from
+// the thread reading, after the first chunk of the file was read, with the
+// file's descriptor, so that a test can grow or shrink the file in the
+// middle of a read. Empty in normal runs; set it only while no verification
+// runs.
+extern std::function<void(int fd)> g_test_during_read;
+
+// Runs `read` on the file open on `fd` with a sink that counts the bytes
+// (into read_to) and hands them on to `also`, between two fstats (stamp,
+// stamp_after, changed). The caller fills in `outcome`.
+FileRead watch_read(int fd, const base::ChunkSink& also,
+                    const std::function<void(const base::ChunkSink&)>& read);
+
+// The message of a file_changed finding about `read`: that it changed while
+// verified and, when its size changed during the read, its size when the
+// read began, where the read ended and its size now.
+std::string changed_message(const FileRead& read);
 
 struct ReadJob {
   std::string name;  // relative to DIR, already checked by base::safe_relative_name

@@ -186,6 +186,8 @@ std::string_view content_verdict_name(ContentVerdict verdict) noexcept {
       return "unverifiable";
     case ContentVerdict::kMissing:
       return "missing";
+    case ContentVerdict::kChanged:
+      return "changed";
   }
   return "unverifiable";
 }
@@ -219,6 +221,34 @@ Finding make_finding(FindingKind kind, Category category, std::string file, std:
   return f;
 }
 
-std::string in_quotes(std::string_view text) { return "\"" + std::string(text) + "\""; }
+namespace {
+
+constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026, in UTF-8
+
+// The first kMaxShownBytes of a longer `text`, or up to three fewer so as
+// not to split a UTF-8 sequence (at most four bytes long).
+std::string_view shown_part(std::string_view text) {
+  std::size_t cut = kMaxShownBytes;
+  for (int back = 0; back < 3 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80; ++back) {
+    --cut;
+  }
+  return text.substr(0, cut);
+}
+
+std::string length_note(std::string_view text) {
+  return " (" + std::to_string(text.size()) + " bytes)";
+}
+
+}  // namespace
+
+std::string shown(std::string_view text) {
+  if (text.size() <= kMaxShownBytes) return std::string(text);
+  return std::string(shown_part(text)) + std::string(kEllipsis) + length_note(text);
+}
+
+std::string in_quotes(std::string_view text) {
+  if (text.size() <= kMaxShownBytes) return "\"" + std::string(text) + "\"";
+  return "\"" + std::string(shown_part(text)) + std::string(kEllipsis) + "\"" + length_note(text);
+}
 
 }  // namespace stguard::verify

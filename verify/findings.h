@@ -5,6 +5,7 @@
 #ifndef STGUARD_VERIFY_FINDINGS_H_
 #define STGUARD_VERIFY_FINDINGS_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -15,7 +16,17 @@ namespace stguard::verify {
 Finding make_finding(FindingKind kind, Category category, std::string file, std::string message,
                      Severity severity = Severity::kError);
 
-// `text` in double quotes, as messages show names (escaping is the printer's job).
+// Names and quotes taken from files are shown in messages up to this many
+// bytes: a message stays one readable line whatever a file holds (a 5 MB
+// name in SHA256SUMS, an index key of megabytes).
+inline constexpr std::size_t kMaxShownBytes = 512;
+
+// `text` as a message shows it: whole up to kMaxShownBytes; longer, cut
+// there (before a UTF-8 sequence, never inside one) with "…" and its length
+// in bytes: `abc… (5000000 bytes)`. Escaping is the printer's job.
+std::string shown(std::string_view text);
+
+// shown(text) in double quotes: `"abc"`, `"abc…" (5000000 bytes)`.
 std::string in_quotes(std::string_view text);
 
 }  // namespace stguard::verify

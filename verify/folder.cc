@@ -117,11 +117,17 @@ std::optional<std::string> stray_reason(std::string_view name) {
 
 }  // namespace
 
-std::optional<Listing> open_folder(const std::string& dir, std::string* fatal) {
+void Listing::set_dir(base::UniqueFd dir_fd) {
+  dir = std::move(dir_fd);
+  files = std::make_unique<OpenFiles>(dir.get());
+}
+
+std::optional<Listing> open_folder(const std::string& dir, base::Opened opened,
+                                   std::string* fatal) {
   Listing out;
-  out.dir = base::UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+  out.set_dir(std::move(opened.fd));
   if (!out.dir) {
-    const int err = errno;
+    const int err = opened.err;
     if (err == ENOENT) {
       *fatal = dir + ": no such directory";
     } else if (err == ENOTDIR) {
@@ -184,12 +190,13 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
   return out;
 }
 
-base::Opened open_listed(const Listing& folder, const std::string& name, bool follow_symlinks) {
+HeldFile open_listed(const Listing& folder, const std::string& name, bool follow_symlinks) {
   const auto it = folder.blob_of.find(name);
   if (it != folder.blob_of.end()) {
-    return base::open_beneath(folder.blobs, it->second, {.follow_symlinks = false});
+    if (folder.blob_files == nullptr) return HeldFile::failed(ENOENT);
+    return folder.blob_files->open(it->second, /*follow_symlinks=*/false);
   }
-  return base::open_beneath(folder.dir.get(), name, {.follow_symlinks = follow_symlinks});
+  return folder.files->open(name, follow_symlinks);
 }
 
 Finding unfollowable_symlink_finding(const Entry& entry, int err) {

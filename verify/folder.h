@@ -2,7 +2,8 @@
 // alone shows (symlinks, leftovers of interrupted downloads).
 //
 //   std::string fatal;
-//   std::optional<stguard::verify::Listing> folder = stguard::verify::open_folder(dir, &fatal);
+//   std::optional<stguard::verify::Listing> folder =
+//       stguard::verify::open_folder(dir, open_dir_argument(dir), &fatal);
 //   for (const stguard::verify::Entry& e : folder->entries) if (e.role == Role::kShard) ...
 #ifndef STGUARD_VERIFY_FOLDER_H_
 #define STGUARD_VERIFY_FOLDER_H_
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 
 #include "base/file_io.h"
 #include "base/sandbox.h"
+#include "verify/open_files.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -38,19 +41,27 @@ struct Entry {
 };
 
 struct Listing {
+  // Sets `dir` and a table of the files opened below it.
+  void set_dir(base::UniqueFd dir_fd);
+
   base::UniqueFd dir;
+  // Every file of DIR that a pass opens, opened once (open_listed).
+  std::unique_ptr<OpenFiles> files;
   std::vector<Entry> entries;                            // by name
   std::unordered_map<std::string, std::size_t> by_name;  // name -> index into entries
   // A Hub cache snapshot: names whose content is the blob their link names,
   // opened (without following anything) below `blobs` (borrowed, owned by
-  // the caller) rather than through the link, which leaves the snapshot.
+  // the caller) rather than through the link, which leaves the snapshot;
+  // `blob_files` (borrowed) holds them, once for every snapshot.
   int blobs = -1;
+  OpenFiles* blob_files = nullptr;
   std::unordered_map<std::string, std::string> blob_of;  // name -> blob name
 };
 
-// Opens `name` (relative to the listed folder) as the passes do: through
-// blob_of when it is a Hub snapshot's link, else base::open_beneath.
-base::Opened open_listed(const Listing& folder, const std::string& name, bool follow_symlinks);
+// Opens `name` (relative to the listed folder) as the passes do, once for
+// all of them (OpenFiles): through blob_of when it is a Hub snapshot's link,
+// else base::open_beneath. The descriptor stays open as long as `folder`.
+HeldFile open_listed(const Listing& folder, const std::string& name, bool follow_symlinks);
 
 // The names in the directory open on `dir_fd` (which stays open), "." and
 // ".." left out. False, with *err set, when reading it fails.
@@ -62,9 +73,11 @@ std::vector<std::string> sorted_names(int dir_fd);
 // `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);
 
-// Opens and lists `dir` (top level only; walk_subfolders adds the rest). nullopt, with *fatal set
-// ("DIR: no such directory", "DIR: not a directory", ...), when it cannot.
-std::optional<Listing> open_folder(const std::string& dir, std::string* fatal);
+// Lists `dir`, open as `opened` (hub_cache.h open_dir_argument: its top
+// level only; walk_subfolders adds the rest). nullopt, with *fatal set ("DIR:
+// no such directory", "DIR: not a directory", ...), when it could not be
+// opened or cannot be listed.
+std::optional<Listing> open_folder(const std::string& dir, base::Opened opened, std::string* fatal);
 
 // With options.recursive: appends the files of DIR's subfolders to `folder`,
 // named relative to DIR ("unet/diffusion_pytorch_model.safetensors"), and

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -38,6 +39,30 @@ constexpr int kMaxRefDepth = 8;
 bool is_directory_at(int dir_fd, const char* name) {
   struct stat st {};
   return ::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_symlink_at(int dir_fd, const char* name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+// The target of the symlink `name` in `dir_fd` ("" when it cannot be read).
+std::string link_target_at(int dir_fd, const char* name) {
+  char buffer[4096];
+  const ssize_t n = ::readlinkat(dir_fd, name, buffer, sizeof buffer);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+// The finding for a symlink that is not followed where the cache must hold
+// a folder (blobs/, a repository): one finding about the link itself.
+Finding unfollowed_folder_link(int dir_fd, const std::string& name, const std::string& file,
+                               const std::string& consequence) {
+  const std::string target = link_target_at(dir_fd, name.c_str());
+  Finding f =
+      make_finding(FindingKind::kSymlink, Category::kHub, file,
+                   "is a symlink to " + in_quotes(target) + "; not followed, so " + consequence);
+  f.other = target;
+  return f;
 }
 
 std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name) {
@@ -77,10 +102,15 @@ struct Snapshot {
 struct Repository {
   base::UniqueFd fd;
   base::UniqueFd blobs;  // invalid when there is no blobs/
+  // Each blob opened once, for every snapshot linking to it and every pass.
+  std::unique_ptr<OpenFiles> blob_files;
   std::vector<Snapshot> snapshots;
   std::map<std::string, std::vector<std::string>> refs_of_commit;
   VerifyReport report;
   const VerifyOptions& options;
+  // blobs/ is a symlink (reported once): the snapshot links into it are not
+  // each called dangling.
+  bool blobs_is_link = false;
   // Put before the repository's paths in messages: its folder at the cache
   // root (where file names are relative to the root), else "".
   std::string shown_from;
@@ -131,6 +161,7 @@ std::optional<std::string> resolve_link(Repository& repo, int dir_fd, const std:
     repo.add(std::move(f));
     return std::nullopt;
   }
+  if (repo.blobs_is_link) return std::nullopt;  // the finding about blobs says why
   struct stat st {};
   if (!repo.blobs || ::fstatat(repo.blobs.get(), blob->c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     const bool partial = repo.blobs && size_at(repo.blobs.get(), *blob + ".incomplete");
@@ -183,7 +214,16 @@ void walk_snapshot(Repository& repo, Snapshot& snap, int dir_fd, const std::stri
   }
 }
 
-// refs/<name> files (branches, refs/pr/N): which commit each names.
+// refs/<name> files (branches, tags, refs/pr/N): which commit each names.
+//
+// In a whole repository a ref that leads to no snapshot here (it cannot be
+// read, holds no commit hash, or names a commit whose snapshot is missing)
+// is an error, whatever its name: from_pretrained(revision=NAME) and
+// hf_hub_download resolve every revision name through refs/NAME the same
+// way, "main" being only the default, and the Hub client writes refs/NAME
+// only for a revision it downloaded; so that revision no longer loads from
+// this cache (offline). Given one snapshot, the refs are about the other
+// revisions too, and stay warnings.
 void read_refs(Repository& repo, int dir_fd, const std::string& prefix, int depth,
                const std::set<std::string>& commits, bool whole_repository) {
   for (const std::string& name : sorted_names(dir_fd)) {
@@ -204,28 +244,54 @@ void read_refs(Repository& repo, int dir_fd, const std::string& prefix, int dept
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
       text.pop_back();
     }
+    const Severity severity = whole_repository ? Severity::kError : Severity::kWarning;
     if (!err.empty() || hub_algorithm(text) != kGitBlobAlgorithm) {
       repo.add(make_finding(
           FindingKind::kHubRefInvalid, Category::kHub, "refs/" + ref,
           err.empty() ? "does not hold a commit hash (40 hex digits)" : "cannot be read: " + err,
-          Severity::kWarning));
+          severity));
       continue;
     }
     if (whole_repository && commits.count(text) == 0) {
       repo.add(make_finding(FindingKind::kHubRefInvalid, Category::kHub, "refs/" + ref,
-                            "names commit " + text + ", which has no snapshot here",
-                            Severity::kWarning));
+                            "names commit " + text + ", which has no snapshot here: revision " +
+                                in_quotes(ref) + " cannot be loaded from this cache",
+                            severity));
     }
     repo.refs_of_commit[text].push_back(ref);
   }
 }
 
+// What a directory entry that is not a regular file is, for messages.
+std::string not_a_file(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISLNK(mode)) return "a symlink";
+  return "not a regular file";
+}
+
 // blobs/: interrupted downloads, and (for the whole repository) blobs no
-// snapshot uses.
+// snapshot uses, and names there that are no file at all (a directory, a
+// FIFO, a symlink), which no snapshot can use either but are not blobs.
 void check_blob_folder(Repository& repo, const std::set<std::string>& used, bool whole_repository) {
   if (!repo.blobs) return;
   for (const std::string& name : sorted_names(repo.blobs.get())) {
-    const std::uint64_t size = size_at(repo.blobs.get(), name).value_or(0);
+    struct stat st {};
+    const bool examined = ::fstatat(repo.blobs.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    const std::uint64_t size = examined ? static_cast<std::uint64_t>(st.st_size) : 0;
+    if (whole_repository && examined && !S_ISREG(st.st_mode) && !name.ends_with(".incomplete")) {
+      // A snapshot link to it has its own finding (resolve_link).
+      Finding f = make_finding(
+          S_ISLNK(st.st_mode) ? FindingKind::kSymlink : FindingKind::kNotRegularFile,
+          Category::kHub, "blobs/" + name,
+          "is " + not_a_file(st.st_mode) + ", not a blob file; not read (no snapshot can use it)",
+          Severity::kWarning);
+      if (S_ISLNK(st.st_mode)) f.other = link_target_at(repo.blobs.get(), name.c_str());
+      repo.add(std::move(f));
+      continue;
+    }
     if (name.ends_with(".incomplete")) {
       repo.add(interrupted_download(FindingKind::kHubBlobIncomplete, "blobs/" + name, size));
     } else if (whole_repository && used.count(name) == 0) {
@@ -330,8 +396,9 @@ void start_snapshot_check(Repository& repo, Snapshot& snap) {
   auto check = std::make_unique<SnapshotCheck>(repo.options);
   Verification& v = check->v;
   v.report.dir = "snapshots/" + snap.commit;
-  v.folder.dir = std::move(snap.fd);
+  v.folder.set_dir(std::move(snap.fd));
   v.folder.blobs = repo.blobs.get();
+  v.folder.blob_files = repo.blob_files.get();
   // Every link that names a blob, at any depth: --recursive lists the
   // subfolders' links too (diffusers' unet/, vae/...), and the folder passes
   // read each as its blob (read_links_as_blobs, verifier.cc).
@@ -365,7 +432,7 @@ void count_blob_findings(Repository& repo, Snapshot& snap) {
     const Finding& f = repo.report.findings[i];
     if ((f.kind == FindingKind::kHubContentMismatch ||
          f.kind == FindingKind::kHubContentUnreadable ||
-         f.kind == FindingKind::kHubBlobUnverifiable) &&
+         f.kind == FindingKind::kHubBlobUnverifiable || f.kind == FindingKind::kFileChanged) &&
         f.file.starts_with("blobs/")) {
       findings_of_blob[f.file.substr(6)].push_back(i);
     }
@@ -453,6 +520,12 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   base::Opened blobs =
       base::open_beneath(repo.fd.get(), "blobs", {.follow_symlinks = false, .directory = true});
   repo.blobs = std::move(blobs.fd);
+  if (repo.blobs) repo.blob_files = std::make_unique<OpenFiles>(repo.blobs.get());
+  if (!repo.blobs && is_symlink_at(repo.fd.get(), "blobs")) {
+    repo.blobs_is_link = true;
+    repo.add(unfollowed_folder_link(repo.fd.get(), "blobs", "blobs",
+                                    "no snapshot link into it can be checked"));
+  }
 
   std::vector<std::string> commits;
   const base::Opened snaps =
@@ -511,13 +584,15 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   }
   check_blob_folder(repo, used, whole);
   for (Snapshot& snap : repo.snapshots) start_snapshot_check(repo, snap);
+  if (g_test_between_passes) g_test_between_passes();
 
-  const int blobs_fd = repo.blobs.get();
+  OpenFiles* blob_files = repo.blob_files.get();
   const BlobSinks sinks(repo.snapshots);
   hash_contents(
       files,
-      [blobs_fd](const ContentFile& f) {
-        return base::open_beneath(blobs_fd, f.expected, {.follow_symlinks = false});
+      [blob_files](const ContentFile& f) {
+        if (blob_files == nullptr) return HeldFile::failed(ENOENT);
+        return blob_files->open(f.expected, /*follow_symlinks=*/false);
       },
       options, &*repo.report.hub, std::cref(sinks));
   sinks.share_digests(files);
@@ -572,40 +647,49 @@ bool is_hub_repo_name(std::string_view name) {
   return false;
 }
 
-Layout detect_layout(const std::string& dir) {
+base::Opened open_dir_argument(const std::string& dir) {
+  base::Opened out;
+  out.fd = base::UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
+  if (!out.fd) out.err = errno;
+  return out;
+}
+
+Layout detect_layout(const std::string& dir, int dir_fd) {
   const std::filesystem::path p = normal_path(dir);
   if (p.parent_path().filename() == "snapshots" &&
       is_hub_repo_name(p.parent_path().parent_path().filename().string())) {
     return Layout::kHubSnapshot;
   }
-  const base::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
-  if (!fd) return Layout::kFolder;  // the folder checks say why it cannot be opened
+  if (dir_fd < 0) return Layout::kFolder;  // the folder checks say why it cannot be opened
   if (is_hub_repo_name(p.filename().string()) &&
-      (is_directory_at(fd.get(), "snapshots") || is_directory_at(fd.get(), "blobs"))) {
+      (is_directory_at(dir_fd, "snapshots") || is_directory_at(dir_fd, "blobs"))) {
     return Layout::kHubRepo;
   }
-  for (const std::string& name : sorted_names(fd.get())) {
-    if (is_hub_repo_name(name) && is_directory_at(fd.get(), name.c_str())) {
+  // A symlinked repository counts: the cache root's checks report it.
+  for (const std::string& name : sorted_names(dir_fd)) {
+    if (is_hub_repo_name(name) &&
+        (is_directory_at(dir_fd, name.c_str()) || is_symlink_at(dir_fd, name.c_str()))) {
       return Layout::kHubCache;
     }
   }
-  const base::Opened cache = base::open_beneath(fd.get(), ".cache/huggingface/download",
+  const base::Opened cache = base::open_beneath(dir_fd, ".cache/huggingface/download",
                                                 {.follow_symlinks = false, .directory = true});
   if (cache.fd) return Layout::kLocalDir;
   return Layout::kFolder;
 }
 
-Layout resolve_layout(const std::string& dir, Layout requested) {
+Layout resolve_layout(const std::string& dir, int dir_fd, Layout requested) {
   const auto is_hub = [](Layout l) {
     return l == Layout::kHubRepo || l == Layout::kHubSnapshot || l == Layout::kHubCache;
   };
-  if (requested == Layout::kAuto) return detect_layout(dir);
+  if (requested == Layout::kAuto) return detect_layout(dir, dir_fd);
   if (!is_hub(requested)) return requested;
-  const Layout detected = detect_layout(dir);
+  const Layout detected = detect_layout(dir, dir_fd);
   return is_hub(detected) ? detected : requested;
 }
 
-VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptions& options) {
+VerifyReport verify_hub(const std::string& dir, base::Opened opened, Layout layout,
+                        const VerifyOptions& options) {
   VerifyReport report;
   report.dir = dir;
   report.layout = layout;
@@ -616,13 +700,24 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
     merge_report(report, verify_repository(std::move(repo), p.filename().string(), options, ""),
                  "");
   } else {
-    base::UniqueFd root = open_directory(dir, &report.fatal);
-    if (!root) return report;
+    base::UniqueFd root = std::move(opened.fd);
+    if (!root) {
+      report.fatal = dir + ": cannot open: " + base::errno_text(opened.err);
+      return report;
+    }
     if (layout == Layout::kHubRepo) {
       merge_report(report, verify_repository(std::move(root), "", options, ""), "");
     } else {
       report.hub.emplace();
+      bool linked_repositories = false;
       for (const std::string& name : sorted_names(root.get())) {
+        if (is_hub_repo_name(name) && is_symlink_at(root.get(), name.c_str())) {
+          // Never followed, as no symlinked folder is: said, not skipped.
+          report.findings.push_back(
+              unfollowed_folder_link(root.get(), name, name, "this repository is not verified"));
+          linked_repositories = true;
+          continue;
+        }
         if (!is_hub_repo_name(name) || !is_directory_at(root.get(), name.c_str())) continue;
         base::Opened repo =
             base::open_beneath(root.get(), name, {.follow_symlinks = false, .directory = true});
@@ -644,7 +739,7 @@ VerifyReport verify_hub(const std::string& dir, Layout layout, const VerifyOptio
         report.hub->repositories.push_back(summary);
         merge_report(report, std::move(sub), name + "/");
       }
-      if (report.hub->repositories.empty()) {
+      if (report.hub->repositories.empty() && !linked_repositories) {
         report.findings.push_back(make_finding(FindingKind::kHubNoSnapshots, Category::kHub, "",
                                                "no models--*, datasets--* or spaces--* "
                                                "repository in this cache folder"));

@@ -11,6 +11,7 @@
 #include "base/hex.h"
 #include "base/parallel.h"
 #include "base/path.h"
+#include "base/sandbox.h"
 #include "base/sha256.h"
 #include "verify/checksums.h"
 #include "verify/findings.h"
@@ -30,35 +31,52 @@ std::string lower_case(std::string text) {
   return text;
 }
 
-void hash_one(ContentFile& file, const std::function<base::Opened(const ContentFile&)>& open,
+void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&)>& open,
               const VerifyOptions& options, const base::ChunkSink& also,
               std::atomic<std::uint64_t>* done) {
   std::string* error = &file.error;
-  const base::Opened o = open(file);
-  if (!o.fd) {
+  const HeldFile o = open(file);
+  if (!o) {
     *error = "cannot open: " + base::open_error_text(o.err);
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }
-  if (file.algorithm == kSha256Algorithm) {
-    const base::Sha256Outcome h = base::sha256_fd(o.fd.get(), options.hash, done, also);
-    file.size = h.bytes;
-    if (!h.ok()) {
-      *error = h.error;
-      file.verdict = ContentVerdict::kUnreadable;
-      return;
-    }
-    file.actual = base::to_hex(h.digest);
-  } else {
-    const base::GitBlobOutcome h = base::git_blob_fd(o.fd.get(), done, also);
-    file.size = h.bytes;
-    if (!h.ok()) {
-      *error = h.error;
-      file.verdict = ContentVerdict::kUnreadable;
-      return;
-    }
-    file.actual = base::to_hex(std::span(h.digest));
+  if (o.replaced) {  // not the file the other passes read (open_files.h): not read
+    file.verdict = ContentVerdict::kChanged;
+    file.error = changed_message(FileRead{});
+    return;
   }
+  std::uint64_t bytes = 0;
+  std::string actual;
+  std::string failed;
+  const FileRead watched = watch_read(o.fd, also, [&](const base::ChunkSink& sink) {
+    if (file.algorithm == kSha256Algorithm) {
+      const base::Sha256Outcome h = base::sha256_fd(o.fd, options.hash, done, sink);
+      bytes = h.bytes;
+      failed = h.error;
+      if (h.ok()) actual = base::to_hex(h.digest);
+    } else {
+      const base::GitBlobOutcome h = base::git_blob_fd(o.fd, done, sink);
+      bytes = h.bytes;
+      failed = h.error;
+      if (h.ok()) actual = base::to_hex(std::span(h.digest));
+    }
+  });
+  file.size = bytes;
+  // Grown or shrunk while hashed: its digest describes no state of the file,
+  // however the read went (the checksum pass says the same, file_read.h).
+  if (watched.changed) {
+    file.verdict = ContentVerdict::kChanged;
+    file.error = changed_message(watched);
+    file.size = watched.stamp->size;
+    return;
+  }
+  if (!failed.empty()) {
+    *error = failed;
+    file.verdict = ContentVerdict::kUnreadable;
+    return;
+  }
+  file.actual = std::move(actual);
   file.verdict = file.actual == lower_case(file.expected) ? ContentVerdict::kVerified
                                                           : ContentVerdict::kMismatch;
 }
@@ -73,7 +91,7 @@ std::string hub_algorithm(std::string_view hex) {
 }
 
 void hash_contents(std::vector<ContentFile>& files,
-                   const std::function<base::Opened(const ContentFile&)>& open,
+                   const std::function<HeldFile(const ContentFile&)>& open,
                    const VerifyOptions& options, HubReport* hub, const ContentSinks& also) {
   std::vector<std::size_t> order;
   std::uint64_t total = 0;
@@ -106,6 +124,13 @@ void hash_contents(std::vector<ContentFile>& files,
 
 std::optional<FileRead> sha256_read_of(const ContentFile& file) {
   if (file.algorithm != kSha256Algorithm) return std::nullopt;
+  if (file.verdict == ContentVerdict::kChanged) {
+    // Not read again: the checksum pass reports it changed, as it is.
+    FileRead read;
+    read.changed = true;
+    read.outcome.error = file.error;
+    return read;
+  }
   if (file.verdict != ContentVerdict::kVerified && file.verdict != ContentVerdict::kMismatch) {
     return std::nullopt;
   }
@@ -140,6 +165,12 @@ std::optional<Finding> content_finding(const ContentFile& file, std::string_view
         f.actual_sha256 = file.actual;
       }
       f.actual_size = file.size;
+      return f;
+    }
+    case ContentVerdict::kChanged: {
+      Finding f = make_finding(FindingKind::kFileChanged, Category::kFolder, file.file,
+                               "content" + what + " " + file.error);
+      f.other = users;
       return f;
     }
     case ContentVerdict::kUnreadable: {

@@ -3,8 +3,8 @@
 // (hub_cache.cc: blob names) and --local-dir downloads (local_dir.cc: etags).
 //
 //   std::vector<ContentFile> files = ...;  // file, expected set; algorithm from hub_algorithm
-//   hash_contents(files, [&](const ContentFile& f) { return open_somehow(f.file); }, options,
-//                 &hub);
+//   hash_contents(files, [&](const ContentFile& f) { return open_listed(folder, f.file, false); },
+//                 options, &hub);
 //   for (const ContentFile& f : files) if (auto finding = content_finding(f)) add(*finding);
 //
 // A 64-hex name or etag is the sha256 of the content (every Git LFS file,
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "base/sandbox.h"
 #include "verify/file_read.h"
+#include "verify/open_files.h"
 #include "verify/verifier.h"
 #include "verify/verify.h"
 
@@ -39,10 +39,12 @@ using ContentSinks = std::function<base::ChunkSink(const ContentFile&)>;
 
 // Hashes every file with an algorithm (on options.jobs threads, largest
 // first), setting size, actual and verdict; files that `open` cannot open
-// are kUnreadable. Each file is read once: its chunks also go to
-// also(file) when given. Adds the bytes and time to *hub.
+// are kUnreadable. `open` hands out descriptors it keeps (OpenFiles), so that
+// the file hashed is the one whose header the other passes read. Each file
+// is read once: its chunks also go to also(file) when given. Adds the bytes
+// and time to *hub.
 void hash_contents(std::vector<ContentFile>& files,
-                   const std::function<base::Opened(const ContentFile&)>& open,
+                   const std::function<HeldFile(const ContentFile&)>& open,
                    const VerifyOptions& options, HubReport* hub, const ContentSinks& also = {});
 
 // A sha256-hashed file (verdict kVerified or kMismatch) as the read the

@@ -144,7 +144,8 @@ class IndexSax {
     // error while parsing ..." -> keep the part after the location.
     const std::size_t colon = what.find(": ");
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    fail(FindingKind::kIndexMalformed, position > 0 ? position - 1 : 0, what);
+    // The library quotes the last token it read, which can be megabytes.
+    fail(FindingKind::kIndexMalformed, position > 0 ? position - 1 : 0, shown(what));
     return false;
   }
 

@@ -29,8 +29,8 @@ std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
                        "is not a regular file; index not read"));
     return std::nullopt;
   }
-  const base::Opened o = open_listed(v.folder, e.name, v.options.follow_symlinks);
-  if (!o.fd) {
+  const HeldFile o = open_listed(v.folder, e.name, v.options.follow_symlinks);
+  if (!o) {
     if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       v.add(unfollowable_symlink_finding(e, o.err));
     } else {
@@ -40,7 +40,7 @@ std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
     return std::nullopt;
   }
   std::string text;
-  const std::string err = base::read_fd(o.fd.get(), v.options.max_index_bytes, &text);
+  const std::string err = base::read_fd(o.fd, v.options.max_index_bytes, &text);
   if (!err.empty()) {
     // Over max_index_bytes is a verdict on the index; anything else is a
     // failure to read it (exit status 2).
@@ -152,9 +152,9 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
     }
     if (in_named) continue;
     if (actual != nullptr) {
-      Finding f = make_finding(
-          FindingKind::kTensorWrongShard, Category::kIndex, file,
-          "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but found in " + *actual);
+      Finding f = make_finding(FindingKind::kTensorWrongShard, Category::kIndex, file,
+                               "tensor " + in_quotes(tensor) + " is mapped to " + shown(shard) +
+                                   " but found in " + *actual);
       f.tensor = tensor;
       f.shard = shard;
       f.other = *actual;
@@ -165,9 +165,9 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
     // own finding covers it (listing every tensor of a missing 5 GB shard
     // would bury the one line that matters).
     if (unusable.count(raw_shard) != 0) continue;
-    Finding f = make_finding(
-        FindingKind::kTensorMissing, Category::kIndex, file,
-        "tensor " + in_quotes(tensor) + " is mapped to " + shard + " but no shard contains it");
+    Finding f = make_finding(FindingKind::kTensorMissing, Category::kIndex, file,
+                             "tensor " + in_quotes(tensor) + " is mapped to " + shown(shard) +
+                                 " but no shard contains it");
     f.tensor = tensor;
     f.shard = shard;
     v.add(std::move(f));

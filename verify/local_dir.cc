@@ -106,15 +106,16 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
   c.expected = m->etag;
   c.algorithm = hub_algorithm(m->etag);
   c.used_by.push_back(where);
-  const base::Opened file =
-      base::open_beneath(w.v.folder.dir.get(), *safe, {.follow_symlinks = false});
+  // Opened as the other passes open it, once (open_listed): the file
+  // examined here is the one hashed and scanned.
+  const HeldFile file = open_listed(w.v.folder, *safe, /*follow_symlinks=*/false);
   struct stat st {};
-  if (!file.fd || ::fstat(file.fd.get(), &st) != 0) {
+  if (!file || ::fstat(file.fd, &st) != 0) {
     c.verdict = ContentVerdict::kMissing;
     Finding f = make_finding(
         FindingKind::kHubFileMissing, Category::kHub, *safe,
         "described by " + where + " but " +
-            (file.fd ? std::string("cannot be examined") : base::open_error_text(file.err)));
+            (file ? std::string("cannot be examined") : base::open_error_text(file.err)));
     f.other = where;
     w.v.add(std::move(f));
   } else {
@@ -134,11 +135,47 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
   w.files.push_back(std::move(c));
 }
 
+// What an entry named like a metadata file but not a regular one is.
+std::string not_a_file(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISLNK(mode)) return "a symlink (not followed)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+bool is_metadata_name(std::string_view name) {
+  return name.ends_with(kMetadataSuffix) && name.size() > kMetadataSuffix.size();
+}
+
+// .cache/huggingface/download/<rel>, named like the metadata of a file but
+// not a regular file: never opened (a FIFO would block a reader), and said,
+// so that the file it should describe is not silently taken as covered. A
+// directory so named is also a folder of the repository when the file it
+// would describe is a folder too (or absent): then nothing is said.
+void report_unusable_metadata(Walk& w, const std::string& rel, mode_t mode) {
+  const std::string path = rel.substr(0, rel.size() - kMetadataSuffix.size());
+  if (S_ISDIR(mode)) {
+    const HeldFile described = open_listed(w.v.folder, path, /*follow_symlinks=*/false);
+    struct stat st {};
+    if (!described || ::fstat(described.fd, &st) != 0 || S_ISDIR(st.st_mode)) return;
+  }
+  Finding f = make_finding(FindingKind::kHubMetadataInvalid, Category::kHub,
+                           std::string(kDownloadDir) + "/" + rel,
+                           "is " + not_a_file(mode) + ", not a metadata file; " + in_quotes(path) +
+                               " not verified from it",
+                           Severity::kWarning);
+  f.other = path;
+  w.v.add(std::move(f));
+}
+
 void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
   for (const std::string& name : sorted_names(dir_fd)) {
     const std::string rel = prefix + name;
     struct stat st {};
     if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISREG(st.st_mode) && is_metadata_name(name))
+      report_unusable_metadata(w, rel, st.st_mode);
     if (S_ISDIR(st.st_mode)) {
       if (depth >= kMaxDepth) continue;
       const base::Opened sub =
@@ -148,8 +185,7 @@ void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
       w.v.add(interrupted_download(FindingKind::kHubDownloadIncomplete,
                                    std::string(kDownloadDir) + "/" + rel,
                                    static_cast<std::uint64_t>(st.st_size)));
-    } else if (S_ISREG(st.st_mode) && name.ends_with(kMetadataSuffix) &&
-               name.size() > kMetadataSuffix.size()) {
+    } else if (S_ISREG(st.st_mode) && is_metadata_name(name)) {
       read_metadata(w, dir_fd, name, rel);
     }
   }
@@ -172,11 +208,10 @@ std::map<std::string, std::string> check_local_dir(Verification& v) {
   Walk w{v, {}, {}};
   walk(w, download.fd.get(), "", 0);
 
-  const int dir_fd = v.folder.dir.get();
   hash_contents(
       w.files,
-      [dir_fd](const ContentFile& f) {
-        return base::open_beneath(dir_fd, f.file, {.follow_symlinks = false});
+      [&v](const ContentFile& f) {
+        return open_listed(v.folder, f.file, /*follow_symlinks=*/false);
       },
       v.options, &*v.report.hub, [&v](const ContentFile& f) { return v.values.claim(f.file); });
   for (const ContentFile& f : w.files) {
@@ -189,12 +224,12 @@ std::map<std::string, std::string> check_local_dir(Verification& v) {
   // A SHA256SUMS (or --sha256 list) covers what the metadata does not.
   const bool has_checksum_list =
       v.options.sha256_file || v.folder.by_name.count(std::string(kChecksumName)) != 0;
+  // Every shard no usable metadata describes, even when none does (the
+  // download folder empty, or its metadata all absent, directories, FIFOs or
+  // symlinks): its content is not verified, and the summary's "0 of 0 files
+  // match" must not read as a pass.
   for (const Entry& e : v.folder.entries) {
-    // Without any metadata there is nothing the Hub client vouched for.
-    if (w.files.empty() || e.role != Role::kShard || w.described.count(e.name) != 0 ||
-        has_checksum_list) {
-      continue;
-    }
+    if (e.role != Role::kShard || w.described.count(e.name) != 0 || has_checksum_list) continue;
     v.add(make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
                        "has no download metadata and no SHA256SUMS lists it; content not verified",
                        Severity::kWarning));

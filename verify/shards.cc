@@ -190,8 +190,8 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
     // folder_findings already reported the link.
     return skipped(std::move(c), FindingKind::kSymlink, "symlink not followed", false);
   }
-  const base::Opened o = open_listed(folder, entry.name, follow_symlinks);
-  if (!o.fd) {
+  const HeldFile o = open_listed(folder, entry.name, follow_symlinks);
+  if (!o) {
     if (entry.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
       c.finding = unfollowable_symlink_finding(entry, o.err);
       const FindingKind kind = c.finding->kind;
@@ -203,8 +203,15 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
     return skipped(std::move(c), FindingKind::kShardUnreadable,
                    "cannot open: " + base::open_error_text(o.err), true);
   }
+  if (o.replaced) {
+    // A blob another snapshot's check read first, replaced since (open_files.h).
+    c.finding = make_finding(FindingKind::kFileChanged, Category::kFolder, r.file,
+                             "changed while being verified (still being written or copied?): "
+                             "check again once the transfer has finished");
+    return skipped(std::move(c), FindingKind::kFileChanged, "changed while being verified", false);
+  }
   struct stat st {};
-  if (::fstat(o.fd.get(), &st) != 0) {
+  if (::fstat(o.fd, &st) != 0) {
     return skipped(std::move(c), FindingKind::kShardUnreadable,
                    "fstat failed: " + base::errno_text(errno), true);
   }
@@ -215,12 +222,12 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
   r.size = static_cast<std::uint64_t>(st.st_size);
   c.stamp = stamp_of(st);
 
-  Result<Header> header = parse_shard_head(o.fd.get(), r.size, ParseOptions{});
+  Result<Header> header = parse_shard_head(o.fd, r.size, ParseOptions{});
   if (!header && header.error().reason == Reason::kIoError) {
     return skipped(std::move(c), FindingKind::kShardUnreadable, header.error().message, true);
   }
   if (!header) {
-    Finding f = explain_rejection(o.fd.get(), r.file, r.size, header.error());
+    Finding f = explain_rejection(o.fd, r.file, r.size, header.error());
     r.verdict = ShardVerdict::kReject;
     r.kind = f.kind;
     r.reason = f.reason;

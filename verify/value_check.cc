@@ -52,13 +52,13 @@ void read_unclaimed(Verification& v, ValuesReport& vr) {
   vr.seconds = stats.seconds;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const FileRead& read = reads[i];
-    if (!read.ok()) {
+    // A shard that grew or shrank while read changed; it is not unreadable.
+    if (changed_while_verified(v, jobs[i].name, read)) {
+      v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, jobs[i].name,
+                         changed_message(read)));
+    } else if (!read.ok()) {
       v.add(make_finding(FindingKind::kShardUnreadable, Category::kShard, jobs[i].name,
                          "could not be read to scan its values: " + read.error_text()));
-    } else if (changed_while_verified(v, jobs[i].name, read)) {
-      v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, jobs[i].name,
-                         "changed while being verified (still being written or copied?): check "
-                         "again once the transfer has finished"));
     }
   }
 }

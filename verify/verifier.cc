@@ -17,6 +17,8 @@
 
 namespace stguard::verify {
 
+std::function<void()> g_test_between_passes;
+
 // --sha256 FILE is read first: a list that cannot be read is a usage error
 // (exit status 2), not a finding about DIR.
 bool load_checksum_option(Verification& v) {
@@ -125,18 +127,21 @@ void run_content_passes(Verification& v) {
 }
 
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
-  const Layout layout = resolve_layout(dir, options.layout);
+  // Opened once for the layout's detection and the checks (hub_cache.h).
+  base::Opened opened = open_dir_argument(dir);
+  const Layout layout = resolve_layout(dir, opened.fd.get(), options.layout);
   if (layout == Layout::kHubRepo || layout == Layout::kHubSnapshot || layout == Layout::kHubCache) {
-    return verify_hub(dir, layout, options);  // hub_cache.cc
+    return verify_hub(dir, std::move(opened), layout, options);  // hub_cache.cc
   }
   Verification v(options);
   v.report.dir = dir;
   v.report.layout = layout;
   if (!load_checksum_option(v)) return std::move(v.report);
-  std::optional<Listing> folder = open_folder(dir, &v.report.fatal);
+  std::optional<Listing> folder = open_folder(dir, std::move(opened), &v.report.fatal);
   if (!folder) return std::move(v.report);
   v.folder = std::move(*folder);
   run_structure_passes(v);
+  if (g_test_between_passes) g_test_between_passes();
   // A --local-dir download's metadata is checked between the passes that
   // read headers and those that read contents, so that each file is read
   // once: hashed against its etag with its values scanned in the same read,

@@ -16,6 +16,7 @@
 #define STGUARD_VERIFY_VERIFIER_H_
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,14 @@ struct Verification {
 
   void add(Finding finding) { report.findings.push_back(std::move(finding)); }
 };
+
+// A test-only injection point: when set, called once per run between the
+// passes that read headers (shards, indexes) and those that read contents
+// (the Hub's and --local-dir's hashing, SHA256SUMS, the value scan), on the
+// calling thread. Tests replace a file there, to see that its contents are
+// read through the descriptor its header came from. Empty in normal runs;
+// set it only while no verification runs.
+extern std::function<void()> g_test_between_passes;
 
 // Reads --sha256 FILE into v.checksum_text (verifier.cc); false, with
 // v.report.fatal set, when it cannot be read.

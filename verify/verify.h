@@ -18,10 +18,15 @@
 // Read-only by construction: DIR is opened once and every file inside it is
 // opened relative to that descriptor with base::open_beneath (read-only,
 // openat2 RESOLVE_BENEATH, no symlinks unless follow_symlinks); nothing is
-// ever written, renamed or removed. Names taken from the index or from
-// SHA256SUMS are untrusted: absolute paths, "..", backslashes and NUL are
-// rejected (base::safe_relative_name) before anything is opened, and
-// resolution never leaves DIR, even when symlinks are followed. A shard's
+// ever written, renamed or removed. Each file is opened once, and every pass
+// that reads it (header, index, hash, values) reads that descriptor, kept
+// open until the run ends (within half the soft RLIMIT_NOFILE; past it a
+// file found replaced at a later look is file_changed, not read): a file
+// renamed over another meanwhile is never half-read (verify/open_files.h).
+// Names taken from the index or from SHA256SUMS are untrusted: absolute
+// paths, "..", backslashes and NUL are rejected (base::safe_relative_name)
+// before anything is opened, and resolution never leaves DIR, even when
+// symlinks are followed. A shard's
 // structure is checked from its first 8 + N bytes; tensor data is read only
 // to hash it and, with scan_values, to scan its values (in the same read).
 //
@@ -35,10 +40,11 @@
 // shards.cc (one shard), index.cc (reading an index), checkpoints.cc
 // (grouping files into checkpoints) and index_check.cc (holding an index
 // against its shards), checksums.cc (the sha256sum format) and
-// checksum_check.cc (hashing on a pool), file_read.cc (one read of a file,
-// hashed or not, feeding the value scan), value_scan.cc (NaN, Inf and zeros
-// in a stream of tensor bytes) and value_check.cc (the scan's findings),
-// hub_cache.cc and local_dir.cc (the Hugging Face layouts), report_json.cc.
+// checksum_check.cc (hashing on a pool), open_files.cc (one open per file),
+// file_read.cc (one read of a file, hashed or not, feeding the value scan),
+// value_scan.cc (NaN, Inf and zeros in a stream of tensor bytes) and
+// value_check.cc (the scan's findings), hub_cache.cc and local_dir.cc (the
+// Hugging Face layouts), report_json.cc.
 #ifndef STGUARD_VERIFY_VERIFY_H_
 #define STGUARD_VERIFY_VERIFY_H_
 
@@ -269,6 +275,7 @@ enum class ContentVerdict : std::uint8_t {
   kUnreadable = 2,    // could not be hashed
   kUnverifiable = 3,  // no usable checksum (blob name or etag not a hash)
   kMissing = 4,       // --local-dir: metadata for a file that is not there
+  kChanged = 5,       // grew or shrank while hashed (file_changed; error says how)
 };
 std::string_view content_verdict_name(ContentVerdict verdict) noexcept;
 

@@ -3,6 +3,7 @@
 // (a flipped byte, a dangling link, an interrupted download, unused blobs,
 // bad refs) and hostile links, which are reported and never followed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -257,15 +258,38 @@ TEST(HubCache, UnusedBlobIsAWarningOnly) {
   EXPECT_EQ(warning_kinds(report), std::multiset<std::string>{"hub_blob_unused"});
 }
 
-TEST(HubCache, BadRefsAreWarnings) {
+// A ref that leads to no snapshot is a revision that no longer loads from
+// the cache: an error in a whole repository, whatever the ref's name.
+TEST(HubCache, BadRefsAreErrors) {
   const TempDir dir;
   const HubRepo repo = build_hub_repo(dir);
   fs::create_directories(repo.root / "refs" / "pr");
   std::ofstream(repo.root / "refs" / "pr" / "1") << "not a commit\n";
   std::ofstream(repo.root / "refs" / "old") << "3333333333333333333333333333333333333333";
   const VerifyReport report = verify_path(repo.root);
-  EXPECT_EQ(report.exit_code(), 0) << describe(report);
-  EXPECT_EQ(report.count(FindingKind::kHubRefInvalid), 2u) << describe(report);
+  EXPECT_EQ(report.exit_code(), 1) << describe(report);
+  EXPECT_EQ(error_kinds(report), (std::multiset<std::string>{"hub_ref_invalid", "hub_ref_invalid"}))
+      << describe(report);
+  // Given one snapshot, the other revisions' refs are warnings.
+  const VerifyReport one = verify_path(repo.snapshot(kNewCommit));
+  EXPECT_EQ(one.exit_code(), 0) << describe(one);
+  EXPECT_EQ(one.count(FindingKind::kHubRefInvalid), 1u) << describe(one);  // the non-hash one
+}
+
+// from_pretrained loads refs/main: naming a snapshot that is not there, the
+// model does not load offline, so the repository is not whole.
+TEST(HubCache, MainNamingAMissingSnapshotIsAnError) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  std::ofstream(repo.root / "refs" / "main", std::ios::trunc)
+      << "3333333333333333333333333333333333333333";
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 1) << describe(report);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_ref_invalid"}) << describe(report);
+  const Finding* f = find(report, FindingKind::kHubRefInvalid);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->file, "refs/main");
+  EXPECT_NE(f->message.find("revision \"main\" cannot be loaded"), std::string::npos) << f->message;
 }
 
 TEST(HubCache, NoSnapshotIsAnError) {
@@ -458,9 +482,60 @@ TEST(HubCacheHostile, BlobsFolderThatIsASymlinkIsRefused) {
   fs::create_symlink(dir.path() / "elsewhere", repo.root / "blobs");
   const VerifyReport report = verify_path(repo.root);
   EXPECT_EQ(report.exit_code(), 1);
-  EXPECT_EQ(report.count(FindingKind::kHubLinkDangling), 10u) << describe(report);
+  // One finding about blobs itself; its links are not each called dangling.
+  EXPECT_EQ(report.count(FindingKind::kHubLinkDangling), 0u) << describe(report);
+  ASSERT_EQ(report.count(FindingKind::kSymlink), 1u) << describe(report);
+  const Finding* f = find(report, FindingKind::kSymlink);
+  EXPECT_EQ(f->file, "blobs");
+  EXPECT_EQ(f->other, (dir.path() / "elsewhere").string());
   ASSERT_TRUE(report.hub.has_value());
   EXPECT_TRUE(report.hub->files.empty());
+}
+
+// A FIFO or a directory in blobs/ is no blob: its own finding, never
+// hub_blob_unused, and nothing blocks on the FIFO.
+TEST(HubCacheHostile, FifoAndDirectoryInBlobsAreNotBlobs) {
+  const TempDir dir;
+  const HubRepo repo = build_hub_repo(dir);
+  ASSERT_EQ(::mkfifo(repo.blob_path(std::string(64, 'f')).c_str(), 0600), 0);
+  fs::create_directory(repo.blob_path(std::string(64, 'd')));
+  const VerifyReport report = verify_path(repo.root);
+  EXPECT_EQ(report.exit_code(), 0) << describe(report);
+  EXPECT_EQ(warning_kinds(report),
+            (std::multiset<std::string>{"not_regular_file", "not_regular_file"}))
+      << describe(report);
+
+  // Linked from a snapshot: the link is an error of its own as well.
+  const std::string blob = repo.blob_of(kNewCommit, kShard3);
+  fs::remove(repo.blob_path(blob));
+  ASSERT_EQ(::mkfifo(repo.blob_path(blob).c_str(), 0600), 0);
+  const VerifyReport linked = verify_path(repo.root);
+  EXPECT_EQ(linked.count(FindingKind::kHubBlobUnused), 0u) << describe(linked);
+  EXPECT_EQ(linked.count(FindingKind::kNotRegularFile), 4u) << describe(linked);
+  EXPECT_EQ(linked.exit_code(), 1);
+}
+
+// A repository at the cache root that is a symlink is not followed, and
+// said so rather than skipped.
+TEST(HubCacheHostile, SymlinkedRepositoryAtTheCacheRootIsReported) {
+  const TempDir dir;
+  const HubRepo good = build_hub_repo(dir, "models--org--good");
+  const TempDir elsewhere;
+  const HubRepo moved = build_hub_repo(elsewhere, "models--org--moved");
+  fs::create_directory_symlink(moved.root, good.cache / "models--org--moved");
+  const VerifyReport report = verify_path(good.cache);
+  EXPECT_EQ(report.exit_code(), 1) << describe(report);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"symlink"}) << describe(report);
+  const Finding* f = find(report, FindingKind::kSymlink);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->file, "models--org--moved");
+  EXPECT_EQ(f->other, moved.root.string());
+
+  // The only repository a link: still the cache root, and only that finding.
+  fs::remove_all(good.root);
+  const VerifyReport only = verify_path(good.cache);
+  EXPECT_EQ(only.layout, Layout::kHubCache);
+  EXPECT_EQ(error_kinds(only), std::multiset<std::string>{"symlink"}) << describe(only);
 }
 
 TEST(HubCacheHostile, BlobNameNotHexIsUnverifiedNotTrusted) {

@@ -164,6 +164,53 @@ TEST(LocalDirHostile, BadMetadataFilesAreWarningsWithAReason) {
   for (const Finding& f : report.findings) EXPECT_FALSE(f.message.empty());
 }
 
+// A shard whose metadata is absent, a directory, a FIFO or a symlink is not
+// covered by any Hub checksum: hub_file_unverified, even when no metadata in
+// the folder is usable (the summary's "0 of 0 files match" is no pass), and
+// a metadata name that is no file has its own finding. The FIFO never blocks.
+TEST(LocalDirHostile, ShardWithoutUsableMetadataIsUnverified) {
+  for (const std::string variant : {"absent", "directory", "fifo", "symlink"}) {
+    SCOPED_TRACE(variant);
+    const TempDir dir;
+    dir.write("model.safetensors", stguard_test::make_shard({"w"}));
+    const fs::path download = dir.path() / ".cache/huggingface/download";
+    fs::create_directories(download);
+    const fs::path metadata = download / "model.safetensors.metadata";
+    if (variant == "directory") fs::create_directory(metadata);
+    if (variant == "fifo") {
+      ASSERT_EQ(::mkfifo(metadata.c_str(), 0600), 0);
+    }
+    if (variant == "symlink") {
+      write_text((download / "elsewhere").string(),
+                 kNewCommit + "\n" +
+                     stguard::base::sha256_hex(slurp(dir.file("model.safetensors"))) + "\n" +
+                     std::to_string(std::time(nullptr) + 5) + "\n");
+      fs::create_symlink("elsewhere", metadata);
+    }
+    const VerifyReport report = verify_path(dir.path());
+    EXPECT_EQ(report.layout, Layout::kLocalDir);
+    EXPECT_EQ(report.exit_code(), 0) << describe(report);
+    std::multiset<std::string> expected{"hub_file_unverified"};
+    if (variant != "absent") expected.insert("hub_metadata_invalid");
+    EXPECT_EQ(warning_kinds(report), expected) << describe(report);
+    const Finding* f = find(report, FindingKind::kHubFileUnverified);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->file, "model.safetensors");
+  }
+}
+
+// A folder of the repository named like a metadata file is a folder, not
+// bad metadata, when the file it would describe is no file.
+TEST(LocalDirHostile, FolderNamedLikeMetadataOfAFolderIsNotReported) {
+  const TempDir dir;
+  build_local_dir(dir);
+  fs::create_directories(dir.path() / "sub.metadata");
+  fs::create_directories(dir.path() / "sub");
+  fs::create_directories(dir.path() / ".cache/huggingface/download/sub.metadata");
+  const VerifyReport report = verify_path(dir.path());
+  EXPECT_EQ(report.count(FindingKind::kHubMetadataInvalid), 0u) << describe(report);
+}
+
 TEST(LocalDirHostile, MetadataNamingAPathOutsideIsNeverOpened) {
   const TempDir dir;
   build_local_dir(dir);

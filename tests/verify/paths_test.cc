@@ -86,13 +86,76 @@ TEST(VerifyPaths, ChecksumNameThroughSymlinkedDirectoryStaysInside) {
   const std::string sums = stguard::base::sha256_hex(slurp(dir.file("model.safetensors"))) +
                            "  model.safetensors\n" + hex + "  linked/w.safetensors\n";
   dir.write("SHA256SUMS", bytes_of(sums));
+  // The link is refused by policy: a finding about the folder (exit status
+  // 1), not a file that could not be read.
   for (const bool follow : {false, true}) {
     VerifyOptions options;
     options.follow_symlinks = follow;
     const VerifyReport report = verify(dir, options);
-    EXPECT_EQ(report.count(FindingKind::kChecksumUnreadable), 1u) << describe(report);
+    EXPECT_EQ(error_kinds(report),
+              std::multiset<std::string>{follow ? "symlink_escapes" : "symlink"})
+        << describe(report);
+    EXPECT_EQ(report.exit_code(), 1);
+    // (Without following, "linked" itself is also a symlink warning.)
+    const Finding* f = nullptr;
+    for (const Finding& g : report.findings) {
+      if (g.file == "linked/w.safetensors") f = &g;
+    }
+    ASSERT_NE(f, nullptr) << describe(report);
+    EXPECT_EQ(f->kind, follow ? FindingKind::kSymlinkEscapes : FindingKind::kSymlink);
+    EXPECT_EQ(f->line, 2u);
     EXPECT_EQ(report.checksums->verified, 1u);
+    EXPECT_EQ(report.checksums->failed, 1u);
   }
+}
+
+// An indexed shard that is a symlink out of DIR, listed in SHA256SUMS: the
+// link is reported once, as a link, and the run exits 1, not 2.
+TEST(VerifyPaths, ListedShardLinkingOutsideDirIsALinkFindingNotUnreadable) {
+  const TempDir outside;
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  fs::rename(dir.file(kShard2), outside.file(kShard2));
+  fs::create_symlink(outside.file(kShard2), dir.path() / kShard2);
+  for (const bool follow : {false, true}) {
+    VerifyOptions options;
+    options.follow_symlinks = follow;
+    const VerifyReport report = verify(dir, options);
+    EXPECT_EQ(report.count(FindingKind::kChecksumUnreadable), 0u) << describe(report);
+    EXPECT_EQ(report.count(follow ? FindingKind::kSymlinkEscapes : FindingKind::kSymlink), 1u)
+        << describe(report);
+    EXPECT_EQ(report.exit_code(), 1) << describe(report);
+  }
+}
+
+// A listed file that is a symlink out of DIR but no shard (the folder pass
+// calls such a link a warning): its content goes unverified, an error.
+TEST(VerifyPaths, ListedConfigLinkingOutsideDirIsAnError) {
+  const TempDir outside;
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  fs::rename(dir.file("config.json"), outside.file("config.json"));
+  fs::create_symlink(outside.file("config.json"), dir.path() / "config.json");
+  const VerifyReport report = verify(dir);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"symlink"}) << describe(report);
+  EXPECT_EQ(report.exit_code(), 1);
+}
+
+// SHA256SUMS itself a symlink out of DIR, with --follow-symlinks.
+TEST(VerifyPaths, ChecksumListLinkingOutsideDirIsALinkFinding) {
+  const TempDir outside;
+  const TempDir dir;
+  write_good_model(dir);
+  write_sums(dir);
+  fs::rename(dir.file("SHA256SUMS"), outside.file("SHA256SUMS"));
+  fs::create_symlink(outside.file("SHA256SUMS"), dir.path() / "SHA256SUMS");
+  VerifyOptions follow;
+  follow.follow_symlinks = true;
+  const VerifyReport report = verify(dir, follow);
+  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"symlink_escapes"}) << describe(report);
+  EXPECT_EQ(report.exit_code(), 1);
 }
 
 TEST(VerifyPaths, SafeRelativeName) {
