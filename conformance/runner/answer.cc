@@ -139,6 +139,7 @@ class Handler {
     if (top.role == Role::kTop) {
       if (top.key_full == "verdict") result_.answer.verdict = cut(value, kMaxKeptBytes);
       if (top.key_full == "error") result_.answer.error = cut(value, kMaxErrorBytes);
+      if (top.key_full == "outcome") result_.answer.outcome = cut(value, kMaxKeptBytes);
       return true;
     }
     if (top.role == Role::kTensors) {
@@ -310,6 +311,7 @@ class Handler {
     switch (top.role) {
       case Role::kTop:
         if (top.key_full == "error") result_.answer.error_valid = kind == Scalar::kNull;
+        if (top.key_full == "reason") result_.answer.reason_valid = kind == Scalar::kNull;
         break;
       case Role::kTensors:
         result_.answer.tensor_not_object = true;
@@ -349,6 +351,8 @@ class Handler {
       }
     } else if (top.role == Role::kTop && top.key_full == "error") {
       result_.answer.error_valid = false;
+    } else if (top.role == Role::kTop && top.key_full == "reason") {
+      result_.answer.reason_valid = false;
     } else if (top.role == Role::kTensors) {
       if (object) {
         role = Role::kTensor;

@@ -61,7 +61,7 @@ conf::ProcessResult exited(int code, std::string out, std::string err = "") {
   run.status = Status::kExited;
   run.exit_code = code;
   run.stdout_text = std::move(out);
-  run.stderr_tail = std::move(err);
+  run.stderr_text = std::move(err);
   return run;
 }
 
@@ -178,7 +178,7 @@ TEST(ConformGrade, ProcessFailures) {
   conf::ProcessResult signaled;
   signaled.status = Status::kSignaled;
   signaled.term_signal = 11;
-  signaled.stderr_tail = "Segmentation fault in parse()\n";
+  signaled.stderr_text = "Segmentation fault in parse()\n";
   conf::CaseResult crash = grade(make_case(Verdict::kAccept), signaled);
   EXPECT_EQ(crash.grade, Grade::kCrash);
   EXPECT_EQ(crash.detail, "killed by SIGSEGV");
@@ -372,14 +372,91 @@ TEST(ConformProcess, MissingExecutableAndArguments) {
   EXPECT_EQ(echo.stdout_text, "a b c\n");
 }
 
-TEST(ConformProcess, StdoutIsCapped) {
+TEST(ConformProcess, StdoutIsCappedAndAnAnswerPastTheCapIsStoppedThere) {
   conf::ProcessLimits limits;
   limits.max_stdout_bytes = 1 << 20;
   conf::ProcessResult run = conf::run_process({STGUARD_FAKE_READER_PATH, "flood", "x"},
                                               std::filesystem::current_path(), limits);
+  EXPECT_EQ(run.status, Status::kOutputOverflow);
+  EXPECT_TRUE(run.stdout_truncated);
+  EXPECT_EQ(run.stdout_text.size(), std::size_t{1} << 20);
+  // Output that is no answer (plain mode, setup commands) is read to the end.
+  limits.stop_at_stdout_cap = false;
+  run = conf::run_process({STGUARD_FAKE_READER_PATH, "flood", "x"}, std::filesystem::current_path(),
+                          limits);
   EXPECT_EQ(run.status, Status::kExited);
   EXPECT_TRUE(run.stdout_truncated);
   EXPECT_EQ(run.stdout_text.size(), std::size_t{1} << 20);
+}
+
+// An adapter that writes its answer without end: before, the runner read
+// and dropped everything past the cap until the timeout, and graded it
+// TIMEOUT. The timeout here is far longer than reading 16 MiB takes, so only
+// reading on past the cap can reach it.
+TEST(ConformProcess, AnEndlessAnswerIsAProtocolErrorAtTheCap) {
+  conf::ProcessLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  conf::ReaderSpec spec;
+  spec.name = "endless";
+  spec.command = {STGUARD_FAKE_READER_PATH, "endless-flood"};
+  spec.working_dir = std::filesystem::current_path();
+  bool interrupted = false;
+  const conf::CaseResult r =
+      conf::run_and_grade(spec, make_case(Verdict::kReject), "/nonexistent", limits, &interrupted);
+  EXPECT_EQ(r.grade, Grade::kProtocolError) << r.detail;
+  EXPECT_NE(r.detail.find("exceeded 16777216 bytes"), std::string::npos) << r.detail;
+  // Plain mode grades the exit status alone: stdout past the cap changes
+  // nothing there (the fake reader's flood exits 0: accept).
+  spec.command = {STGUARD_FAKE_READER_PATH, "flood"};
+  spec.mode = conf::AdapterMode::kPlain;
+  EXPECT_EQ(
+      conf::run_and_grade(spec, make_case(Verdict::kAccept), "/nonexistent", limits, &interrupted)
+          .grade,
+      Grade::kPass);
+}
+
+TEST(ConformProcess, StderrKeepsItsHeadAndTail) {
+  conf::HeadTail small(16);
+  small.append("0123");
+  small.append("4567");
+  EXPECT_EQ(small.text(), "01234567");
+  EXPECT_FALSE(small.truncated());
+  conf::HeadTail kept(16);
+  kept.append("first line\n");
+  for (int i = 0; i < 1000; ++i) kept.append("middle ");
+  kept.append("last one");
+  EXPECT_TRUE(kept.truncated());
+  // 8 bytes of head, 8 of tail, and what was dropped between them counted.
+  const std::size_t total = 11 + 7000 + 8;
+  EXPECT_EQ(kept.text(),
+            "first li\n[... " + std::to_string(total - 16) + " bytes dropped ...]\nlast one");
+  // A tail that would start inside a UTF-8 sequence starts after it.
+  conf::HeadTail utf8(4);
+  utf8.append("ab");
+  utf8.append("xxxx\xC3\xA9z");  // ... "é" "z": the tail's first byte is \xA9
+  EXPECT_EQ(utf8.text(), "ab\n[... 6 bytes dropped ...]\nz");
+  // A head that would end inside one ends before it.
+  conf::HeadTail head(4);
+  head.append("a\xE2\x82\xAC");  // "a€": the head keeps "a" and the euro's first byte
+  head.append("......yz");
+  EXPECT_EQ(head.text(), "a\n[... 9 bytes dropped ...]\nyz");
+}
+
+// A sanitizer's report starts with the line that says what went wrong and
+// ends with its summary: with only the last bytes of a long trace kept, the
+// first line was lost.
+TEST(ConformProcess, ACrashKeepsTheFirstLineOfALongSanitizerReport) {
+  const conf::ProcessResult run = conf::run_process(
+      {STGUARD_FAKE_READER_PATH, "stderr-report", "x"}, std::filesystem::current_path(), {});
+  ASSERT_EQ(run.status, Status::kExited);
+  const conf::CaseResult crash = grade(make_case(Verdict::kReject), run);
+  EXPECT_EQ(crash.grade, Grade::kCrash);
+  EXPECT_NE(crash.reader_error.find("ERROR: AddressSanitizer: heap-buffer-overflow"),
+            std::string::npos)
+      << crash.reader_error.substr(0, 300);
+  EXPECT_NE(crash.reader_error.find("bytes dropped"), std::string::npos);
+  EXPECT_NE(crash.reader_error.find("ABORTING"), std::string::npos);
+  EXPECT_LE(crash.reader_error.size(), std::size_t{9} << 10);
 }
 
 // --- Whole runs with the fake readers ---------------------------------------

@@ -221,6 +221,34 @@ TEST(WriterGrade, VerdictFailuresCrashesTimeoutsAndProtocolErrors) {
   EXPECT_EQ(grade(true, exited(R"({"outcome":"written"})"), {}).grade, conf::Grade::kProtocolError);
 }
 
+// A writer's answer is read as a reader's is (conformance/runner/answer.h):
+// strictly, and in bounded memory, never as a document tree (a writer that
+// printed 110,000 objects cost the runner 250 MB). The strictness shows
+// that: duplicate keys and nesting past the limit were taken before.
+TEST(WriterGrade, AnswersAreReadStrictlyAndBoundedAsReadersAnswersAre) {
+  const conf::CaseResult twice =
+      grade(false, exited(R"({"outcome":"refused","outcome":"written"})"), canonical_file());
+  EXPECT_EQ(twice.grade, conf::Grade::kProtocolError);
+  EXPECT_NE(twice.detail.find("duplicate key \"outcome\""), std::string::npos) << twice.detail;
+  const std::string deep =
+      R"({"outcome":"refused","x":)" + std::string(80, '[') + std::string(80, ']') + "}";
+  const conf::CaseResult nested = grade(false, exited(deep), {});
+  EXPECT_EQ(nested.grade, conf::Grade::kProtocolError);
+  EXPECT_NE(nested.detail.find("nests deeper"), std::string::npos) << nested.detail;
+  EXPECT_EQ(grade(false, exited(R"({"outcome":"refused","reason":3})"), {}).grade,
+            conf::Grade::kProtocolError);
+  EXPECT_EQ(grade(false, exited(R"({"outcome":"refused","reason":"DUPLICATE_KEY"})"), {}).grade,
+            conf::Grade::kPass);
+  // Past the stdout cap the writer was killed: a protocol error, whatever
+  // it had written.
+  conf::ProcessResult overflow = exited(R"({"outcome":"refused"})");
+  overflow.status = conf::ProcessResult::Status::kOutputOverflow;
+  overflow.stdout_truncated = true;
+  const conf::CaseResult killed = grade(false, overflow, {});
+  EXPECT_EQ(killed.grade, conf::Grade::kProtocolError);
+  EXPECT_NE(killed.detail.find("exceeded"), std::string::npos) << killed.detail;
+}
+
 TEST(WriterGrade, LintsWarnButPass) {
   conf::WrittenFile out = canonical_file();
   out.mode = 0600;
