@@ -234,6 +234,38 @@ TEST(ConformGrade, PlainModeGradesByExitStatus) {
             Grade::kCrash);
 }
 
+// The Python example reader accepts a lone surrogate escaped in a tensor
+// name (json.loads keeps it) and in a metadata value, and json.dumps writes
+// it back escaped in the name it reports. One behaviour, one grade: the
+// reader accepted a file it must reject.
+TEST(ConformGrade, ThePythonExampleGetsOneGradeForBothLoneSurrogateCases) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
+    const char* required = std::getenv("STGUARD_REQUIRE_READERS");
+    if (required != nullptr && std::string(required) == "1") {
+      FAIL() << "python3 is not on PATH (ci/setup-readers.sh installs it)";
+    }
+    GTEST_SKIP() << "python3 is not on PATH";
+  }
+  std::vector<conf::Case> cases;
+  for (const conf::Case& c : committed_manifest().cases) {
+    if (c.id == "json-syntax/lone-high-surrogate" || c.id == "json-syntax/lone-low-surrogate") {
+      cases.push_back(c);
+    }
+  }
+  ASSERT_EQ(cases.size(), 2u);
+  conf::ReaderSpec spec;
+  spec.name = "python-example";
+  spec.command = {"python3", STGUARD_RECIPES_DIR "/adapters/example/minimal_reader.py"};
+  spec.working_dir = std::filesystem::current_path();
+  conf::RunOptions options;
+  options.persistent = false;
+  const conf::ReaderRun run = conf::run_reader(spec, kCorpusDir, cases, options);
+  ASSERT_EQ(run.results.size(), 2u);
+  for (const conf::CaseResult& r : run.results) {
+    EXPECT_EQ(r.grade, Grade::kFailShouldReject) << r.case_id << ": " << r.detail;
+  }
+}
+
 // --- Commands, readers, expectations, manifest ---------------------------
 
 TEST(ConformReaderSpec, SplitCommand) {

@@ -128,6 +128,49 @@ TEST(WriterSpec, ReadsHexAndBase64AndRejectsMalformedSpecs) {
   EXPECT_NE(error.find("not JSON at byte 13: syntax error"), std::string::npos) << error;
 }
 
+// nlohmann's document keeps one of two equal keys: {"name":"a","name":"b"}
+// was written as a tensor "b". A key repeated in any object of a spec is
+// refused, saying where, as adapter answers with duplicate keys are.
+TEST(WriterSpec, ADuplicateKeyAnywhereIsRefusedSayingWhere) {
+  const std::vector<std::pair<std::string, std::string>> specs = {
+      {R"({"tensors": [{"name": "a", "name": "b", "dtype": "U8", "shape": [1], "data_hex": "01"}]})",
+       R"(tensors[0]: duplicate key "name")"},
+      {R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [0], "data_hex": ""},
+                       {"name": "b", "dtype": "U8", "dtype": "F32", "shape": [0], "data_hex": ""}]})",
+       R"(tensors[1]: duplicate key "dtype")"},
+      {R"({"tensors": [], "tensors": []})", R"(duplicate key "tensors")"},
+      {R"({"tensors": [], "metadata": {"k": "a", "\u006b": "b"}})",
+       R"(metadata: duplicate key "k")"},
+      {R"({"tensors": [], "metadata": {"k": {"x": 1, "y": [{}, {"z": 1, "z": 2}]}}})",
+       R"(metadata.k.y[1]: duplicate key "z")"},
+  };
+  for (const auto& [text, message] : specs) {
+    std::string error;
+    EXPECT_FALSE(conf::parse_writer_spec(text, &error).has_value()) << text;
+    EXPECT_EQ(error, message) << text;
+  }
+  // Equal values in different objects are no duplicate; a syntax error
+  // after the spec's objects still reads as one.
+  EXPECT_EQ(parse(R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [1], "data_hex": "01"},
+                                  {"name": "b", "dtype": "U8", "shape": [1], "data_hex": "01"}],
+                     "metadata": {"name": "a"}})")
+                .tensors.size(),
+            2u);
+  std::string error;
+  EXPECT_FALSE(conf::parse_writer_spec(R"({"tensors": [], "metadata": {"k": "v"}} x)", &error));
+  EXPECT_NE(error.find("not JSON at byte"), std::string::npos) << error;
+  // stguard write says so and writes nothing (exit 2: not a spec).
+  const TempDir dir;
+  const std::string spec = write_text(
+      dir, "twice.json",
+      R"({"tensors": [{"name": "a", "name": "b", "dtype": "U8", "shape": [1], "data_hex": "01"}]})");
+  const std::string out = (dir.path() / "out.safetensors").string();
+  const stguard_test::CliRun run = run_cli({"write", spec, out});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(R"(tensors[0]: duplicate key "name")"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // ---- the grader on hand-made runs --------------------------------------
 
 conf::ProcessResult exited(std::string stdout_text) {
