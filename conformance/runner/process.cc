@@ -29,6 +29,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The first block of a captured stdout (drain_output).
+constexpr std::size_t kFirstCaptureBlock = std::size_t{64} << 10;
+
 bool is_executable_file(const std::filesystem::path& path) {
   struct stat info {};
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
@@ -306,14 +309,17 @@ bool drain_output(int fd, std::string& sink, std::size_t cap, bool& truncated) {
   const std::string_view chunk = read_some(fd, buffer, open);
   if (chunk.empty()) return open;
   if (sink.size() < cap) {
-    // Room for the whole cap at the first byte, one block of one size per
-    // answer: growing by doubling would copy the output ~log2(cap) times and
-    // leave the freed blocks in the heap, and so would growing to 64 KiB
-    // before reserving, whose small blocks then split the space a freed
-    // answer left, so that the next one no longer fits in it (over the whole
-    // corpus, -j 2, answers of 15.5 MB: 44 MB above a well-behaved run
-    // instead of 29). Reserved pages that are never written cost no memory.
-    if (sink.empty()) sink.reserve(cap);
+    // Two blocks of two fixed sizes at most per answer: 64 KiB at the first
+    // byte, then the whole cap once that is full. Growing by doubling would
+    // copy the output ~log2(cap) times and leave blocks of every size in the
+    // heap, which then split the space a freed answer left, so that the next
+    // one no longer fitted in it (the whole corpus, -j 2, answers of
+    // 15.5 MB: up to 44 MB above a well-behaved run instead of 29). Not the
+    // cap at once: a sanitizer build writes the shadow of every byte
+    // allocated, and 16 MiB per answer made a persistent hunt six times
+    // slower. Reserved pages that are never written cost no memory.
+    if (sink.empty()) sink.reserve(std::min(cap, kFirstCaptureBlock));
+    if (chunk.size() > sink.capacity() - sink.size()) sink.reserve(cap);
     const std::size_t room = cap - sink.size();
     if (chunk.size() > room) truncated = true;
     sink.append(chunk.substr(0, room));
