@@ -52,9 +52,12 @@ answer is compared with stguard's verdicts in both profiles. A divergence:
   crash, timeout, protocol-error
 Where the profiles disagree either answer is fine, as in `stguard conform`.
 Divergences go into buckets by signature (kind, stguard's reason in each
-profile, the reader's normalised error); each bucket keeps its smallest file,
-which is then minimised (delta debugging on the header's tokens, then the
-data) while the signature holds.
+profile, the reader's error with numbers, quoted text, paths and the file's
+own tensor names and metadata keys blanked); a crash by where it happened
+instead (a sanitizer report's bug type and top three frames, else the signal
+or exit status). Each bucket keeps its smallest file, which is then minimised
+(delta debugging on the header's tokens, then the data) while the signature
+holds.
 
 Reader (exactly one):
   --adapter CMD      an adapter command (see `stguard conform --help`)
@@ -85,7 +88,8 @@ Limits:
 Output:
   --out DIR          [default: ./hunt-NAME]: findings.jsonl (one line per
                      bucket: bucket, kind, strict_reason, reference_reason,
-                     reader_verdict, reader_error, hits, file, size, detail),
+                     reader_verdict, reader_error, hits, file, size, detail,
+                     stderr: a crash's or timeout's, head and tail),
                      findings/BUCKET.safetensors, cases.txt (a corpus recipe
                      per bucket; see `stguard hunt promote --help`), hunt.json.
                      DIR must be new, empty, or an earlier hunt's of the same

@@ -196,8 +196,8 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
       const std::optional<Divergence> kind = divergence_of(slot.answer->grade);
       if (!kind) continue;
       ++result.divergences;
-      buckets.add(make_signature(*kind, slot.oracle, *slot.answer), slot.file, result.runs + i,
-                  slot.answer->detail);
+      buckets.add(make_signature(*kind, slot.oracle, *slot.answer, slot.file), slot.file,
+                  result.runs + i, *slot.answer);
     }
     result.runs += failure.any() ? read : count;
     if (options.on_progress) {
@@ -215,7 +215,11 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
       Bucket& bucket = *found[index];
       const std::string wanted = bucket.signature.bucket();
       const fs::path path = options.work_dir / ("min-" + wanted + ".safetensors");
+      // What the bucket says of its file follows the file: a crash's
+      // signature may hold other reasons than the file it was found on.
+      Signature signature = bucket.signature;
       std::string detail = bucket.detail;
+      std::string stderr_text = bucket.stderr_text;
       std::size_t reader_runs = 0;  // the budget also counts tests refused at the deadline
       const StillHolds holds = [&](std::span<const std::uint8_t> bytes) {
         if (conformance::stop_signal() > 0) return false;
@@ -232,8 +236,12 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
         const std::optional<conformance::CaseResult> answer = grader.grade(oracle.expected, path);
         if (!answer) return false;
         const std::optional<Divergence> kind = divergence_of(answer->grade);
-        if (!kind || make_signature(*kind, oracle, *answer).bucket() != wanted) return false;
+        if (!kind) return false;
+        Signature held = make_signature(*kind, oracle, *answer, bytes);
+        if (held.bucket() != wanted) return false;
+        signature = std::move(held);
         detail = answer->detail;
+        stderr_text = kept_stderr(*kind, *answer);
         return true;
       };
       std::vector<std::uint8_t> smaller =
@@ -242,7 +250,9 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
       fs::remove(path, ec);
       if (conformance::stop_signal() > 0) return;  // a test cut short proves nothing
       bucket.file = std::move(smaller);
-      bucket.detail = detail;
+      bucket.signature = std::move(signature);
+      bucket.detail = std::move(detail);
+      bucket.stderr_text = std::move(stderr_text);
       const std::lock_guard<std::mutex> lock(count_mutex);
       result.minimise_tests += reader_runs;
     });

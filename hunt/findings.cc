@@ -237,6 +237,8 @@ std::string findings_line(const Bucket& bucket, std::string_view file_relative) 
   line["file"] = file_relative;
   line["size"] = bucket.file.size();
   line["detail"] = bucket.detail;
+  // A crash's or hang's own account (a sanitizer report), head and tail.
+  line["stderr"] = text_or_null(bucket.stderr_text);
   return base::json_line(line);
 }
 

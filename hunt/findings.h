@@ -3,7 +3,7 @@
 //
 //   DIR/findings.jsonl     one JSON object per bucket: bucket, kind,
 //                          strict_reason, reference_reason, reader_verdict,
-//                          reader_error, hits, file, size, detail
+//                          reader_error, hits, file, size, detail, stderr
 //   DIR/findings/B.safetensors   the (minimised) file of bucket B
 //   DIR/cases.txt          per bucket, a recipe stanza in the corpus's own
 //                          format (conformance/README.md, "Recipe format"):

@@ -76,6 +76,17 @@ std::string shown(std::string_view text, std::size_t max_chars, bool keep_newlin
   return base::terminal_safe(text, {.max_chars = max_chars, .keep_newlines = keep_newlines});
 }
 
+// A cell's message: for a crash or timeout whose stderr has a line of
+// interest past what the page shows, that line first, then stderr from its
+// start.
+std::string html_reader_error(const CaseResult& cell) {
+  const std::string_view line = shown_reader_error(cell);
+  if (line.data() == cell.reader_error.data()) return cell.reader_error;
+  const std::size_t at = static_cast<std::size_t>(line.data() - cell.reader_error.data());
+  if (at + line.size() <= kHtmlMessageChars) return cell.reader_error;
+  return std::string(line) + "\n\n" + cell.reader_error;
+}
+
 Json html_data(std::span<const ReaderRun> runs, const std::vector<MatrixGroup>& groups) {
   Json data = Json::object();
   Json& grades = data["grades"] = Json::array();
@@ -112,7 +123,7 @@ Json html_data(std::span<const ReaderRun> runs, const std::vector<MatrixGroup>& 
             std::isfinite(cell->duration_ms) ? std::round(cell->duration_ms * 10) / 10 : 0.0;
         cells.push_back({grade_index(cell->grade), expectation_code(cell->expectation),
                          cell->verdict ? answer_name(*cell->verdict, is_writer_run(runs[r])) : "",
-                         shown(cell->reader_error, kHtmlMessageChars, true),
+                         shown(html_reader_error(*cell), kHtmlMessageChars, true),
                          shown(cell->detail, kHtmlMessageChars, true), ms});
       }
       cases.push_back({{"id", shown(info.case_id, 200)},

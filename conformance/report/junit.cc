@@ -71,11 +71,15 @@ std::string junit_xml(std::span<const ReaderRun> runs) {
           body += "\nexpectation file: listed with another grade";
         }
         if (!result.detail.empty()) body += "\ndetail: " + result.detail;
-        if (!result.reader_error.empty()) body += "\nreader error: " + result.reader_error;
+        if (!result.reader_error.empty()) {
+          body +=
+              (is_writer_run(run) ? "\nwriter error: " : "\nreader error: ") + result.reader_error;
+        }
         if (!result.description.empty()) body += "\ncase: " + result.description;
         cases += ">\n      <failure type=\"" + std::string(grade) + "\" message=\"" +
-                 xml_text(std::string(grade) + ": " + failure_message(result), true, 300) + "\">" +
-                 xml_text(body, false, 20000) + "</failure>\n    </testcase>\n";
+                 xml_text(std::string(grade) + ": " + failure_message(result, is_writer_run(run)),
+                          true, 300) +
+                 "\">" + xml_text(body, false, 20000) + "</failure>\n    </testcase>\n";
       } else if (result.expectation == Expectation::kExpectedFailure) {
         cases += ">\n      <skipped message=\"expected failure: " + std::string(grade) +
                  "\"/>\n    </testcase>\n";

@@ -95,7 +95,8 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
       out += "All " + std::to_string(run.results.size()) + " results pass.\n";
       continue;
     }
-    out += "| grade | case | reader's error |\n|---|---|---|\n";
+    out += is_writer_run(run) ? "| grade | case | writer's error |\n|---|---|---|\n"
+                              : "| grade | case | reader's error |\n|---|---|---|\n";
     for (const CaseResult* result : failing) {
       std::string grade = std::string(grade_name(result->grade));
       if (result->expectation == Expectation::kExpectedFailure) {
@@ -104,7 +105,7 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
         grade = "**" + grade + "**";
       }
       out += "| " + grade + " | " + markdown_case_id(result->case_id) + " | " +
-             markdown_cell(failure_message(*result), 120) + " |\n";
+             markdown_cell(failure_message(*result, is_writer_run(run)), 120) + " |\n";
     }
   }
 

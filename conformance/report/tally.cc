@@ -64,12 +64,43 @@ std::string incomplete_note(const ReaderRun& run) {
          " cases (the others did not run)";
 }
 
-std::string failure_message(const CaseResult& result) {
-  if (!result.detail.empty() && !result.reader_error.empty()) {
-    return result.detail + "; reader: " + result.reader_error;
+std::string_view stderr_line_of_interest(std::string_view stderr_text) {
+  constexpr std::string_view kMarkers[] = {"Sanitizer: ",   "runtime error: ",   "panicked at ",
+                                           "FATAL ERROR: ", "terminate called ", "' failed."};
+  while (!stderr_text.empty()) {
+    const std::size_t newline = stderr_text.find('\n');
+    std::string_view line = stderr_text.substr(0, newline);
+    const bool sanitizer = line.find("ERROR: ") != std::string_view::npos ||
+                           line.find("WARNING: ") != std::string_view::npos;
+    for (const std::string_view marker : kMarkers) {
+      if (line.find(marker) == std::string_view::npos) continue;
+      // A sanitizer's SUMMARY line repeats the report's first line, later.
+      if (marker == kMarkers[0] && !sanitizer) continue;
+      if (marker == kMarkers[5] && line.find("Assertion") == std::string_view::npos) continue;
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+      return line;
+    }
+    if (newline == std::string_view::npos) break;
+    stderr_text.remove_prefix(newline + 1);
+  }
+  return {};
+}
+
+std::string_view shown_reader_error(const CaseResult& result) {
+  if (result.grade == Grade::kCrash || result.grade == Grade::kTimeout) {
+    const std::string_view line = stderr_line_of_interest(result.reader_error);
+    if (!line.empty()) return line;
+  }
+  return result.reader_error;
+}
+
+std::string failure_message(const CaseResult& result, bool writer) {
+  const std::string_view message = shown_reader_error(result);
+  if (!result.detail.empty() && !message.empty()) {
+    return result.detail + (writer ? "; writer: " : "; reader: ") + std::string(message);
   }
   if (!result.detail.empty()) return result.detail;
-  if (!result.reader_error.empty()) return result.reader_error;
+  if (!message.empty()) return std::string(message);
   return "(no message)";
 }
 

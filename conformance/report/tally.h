@@ -108,8 +108,22 @@ Counts count_results(const ReaderRun& run);
 // others did not run)"; "" for a complete run. Every report format shows it.
 std::string incomplete_note(const ReaderRun& run);
 
-// The runner's detail and the reader's own message in one line of prose.
-std::string failure_message(const CaseResult& result);
+// The first line of a crashed adapter's stderr that says what went wrong,
+// as sanitizers and runtimes word it ("==7==ERROR: AddressSanitizer: ...",
+// "x.cc:3:5: runtime error: ...", "WARNING: MemorySanitizer: ...",
+// "thread 'main' panicked at ...", "FATAL ERROR: ...", "terminate called
+// ...", "...: Assertion `...' failed."), without its line end; "" when none.
+std::string_view stderr_line_of_interest(std::string_view stderr_text);
+
+// The message a report shows of a result: for a crash or timeout, whose
+// reader_error is stderr, its line of interest when it has one (the first
+// line of a sanitizer report may sit kilobytes into stderr); else the
+// reader_error itself.
+std::string_view shown_reader_error(const CaseResult& result);
+
+// The runner's detail and the adapter's own message in one line of prose:
+// "DETAIL; reader: MESSAGE", "writer:" for a writer's result.
+std::string failure_message(const CaseResult& result, bool writer);
 
 // Results of one reader matching `keep`, worst grade first, then by case id.
 template <typename Keep>

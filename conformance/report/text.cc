@@ -71,7 +71,8 @@ std::string text_summary(std::span<const ReaderRun> runs) {
     }
     for (const CaseResult* result : worst_first(run, result_fails_run)) {
       out += "  " + pad_right(std::string(grade_name(result->grade)), grade_width) + "  " +
-             shown(result->case_id, 100) + "  \xE2\x80\x94 " + shown(failure_message(*result), 160);
+             shown(result->case_id, 100) + "  \xE2\x80\x94 " +
+             shown(failure_message(*result, is_writer_run(run)), 160);
       if (result->expectation == Expectation::kOtherFailure) {
         out += " [expected failure listed with another grade]";
       }

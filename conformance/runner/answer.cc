@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstddef>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -71,6 +73,103 @@ std::optional<Oversize> find_oversize(std::string_view text) {
   }
   return std::nullopt;
 }
+
+// The answer's text as the parser reads it: each escape of a lone surrogate
+// (\ud800 not followed by a low one, \udc00 not preceded by a high one)
+// reads as \ufffd. The JSON grammar allows such an escape (RFC 8259, 8.2),
+// and a runtime whose strings are UTF-16 writes one for a string that holds
+// an unpaired surrogate (Python's json.dumps for a name it decoded from
+// "a\ud800"); nlohmann's parser refuses it, which made the grade depend on
+// whether the surrogate was in a reported name (a PROTOCOL_ERROR) or in
+// metadata the answer leaves out (graded as the verdict). Read as U+FFFD,
+// as a decoder replaces what it cannot decode, the answer is graded by what
+// the reader did. The replacement is as long as the escape, so byte offsets
+// in messages are those of the text.
+class SurrogateReplacingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = char;
+
+  SurrogateReplacingIterator(std::string_view text, std::size_t pos) : text_(text), pos_(pos) {
+    look();
+  }
+
+  char operator*() const {
+    if (replacing_from_ != std::string_view::npos && pos_ - replacing_from_ < kEscapeBytes) {
+      return kReplacement[pos_ - replacing_from_];
+    }
+    return text_[pos_];
+  }
+  SurrogateReplacingIterator& operator++() {
+    step(text_[pos_]);
+    ++pos_;
+    look();
+    return *this;
+  }
+  SurrogateReplacingIterator operator++(int) {
+    SurrogateReplacingIterator before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const SurrogateReplacingIterator& other) const { return pos_ == other.pos_; }
+  bool operator!=(const SurrogateReplacingIterator& other) const { return pos_ != other.pos_; }
+
+ private:
+  static constexpr std::size_t kEscapeBytes = 6;  // \uXXXX
+  static constexpr std::string_view kReplacement = "\\ufffd";
+
+  // The code unit of a \uXXXX escape at `at`, if there is one.
+  std::optional<std::uint32_t> escape_at(std::size_t at) const {
+    if (at + kEscapeBytes > text_.size() || text_[at] != '\\' || text_[at + 1] != 'u') {
+      return std::nullopt;
+    }
+    std::uint32_t unit = 0;
+    const auto [end, ec] = std::from_chars(text_.data() + at + 2, text_.data() + at + 6, unit, 16);
+    if (ec != std::errc() || end != text_.data() + at + 6) return std::nullopt;
+    return unit;
+  }
+
+  // String state after the original byte `c` (the replacement changes hex
+  // digits only, never a quote or a backslash).
+  void step(char c) {
+    if (!in_string_) {
+      in_string_ = c == '"';
+    } else if (escaped_) {
+      escaped_ = false;
+    } else if (c == '\\') {
+      escaped_ = true;
+    } else if (c == '"') {
+      in_string_ = false;
+    }
+  }
+
+  // At an escape that starts here: is it a lone surrogate?
+  void look() {
+    if (!in_string_ || escaped_ || pos_ >= text_.size() || text_[pos_] != '\\') return;
+    const std::optional<std::uint32_t> unit = escape_at(pos_);
+    if (!unit || *unit < 0xD800 || *unit > 0xDFFF) return;
+    if (*unit <= 0xDBFF) {
+      const std::optional<std::uint32_t> low = escape_at(pos_ + kEscapeBytes);
+      if (low && *low >= 0xDC00 && *low <= 0xDFFF) {
+        paired_low_at_ = pos_ + kEscapeBytes;
+        return;
+      }
+    } else if (pos_ == paired_low_at_) {
+      return;
+    }
+    replacing_from_ = pos_;
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  bool in_string_ = false;
+  bool escaped_ = false;  // the previous byte began an escape
+  std::size_t paired_low_at_ = std::string_view::npos;
+  std::size_t replacing_from_ = std::string_view::npos;
+};
 
 // Appends an element's text to a "[a,b,...]" rendering, up to kMaxShownBytes.
 void append_shown(std::string& shown, std::size_t index, std::string_view element) {
@@ -139,6 +238,7 @@ class Handler {
     if (top.role == Role::kTop) {
       if (top.key_full == "verdict") result_.answer.verdict = cut(value, kMaxKeptBytes);
       if (top.key_full == "error") result_.answer.error = cut(value, kMaxErrorBytes);
+      if (top.key_full == "outcome") result_.answer.outcome = cut(value, kMaxKeptBytes);
       return true;
     }
     if (top.role == Role::kTensors) {
@@ -310,6 +410,7 @@ class Handler {
     switch (top.role) {
       case Role::kTop:
         if (top.key_full == "error") result_.answer.error_valid = kind == Scalar::kNull;
+        if (top.key_full == "reason") result_.answer.reason_valid = kind == Scalar::kNull;
         break;
       case Role::kTensors:
         result_.answer.tensor_not_object = true;
@@ -349,6 +450,8 @@ class Handler {
       }
     } else if (top.role == Role::kTop && top.key_full == "error") {
       result_.answer.error_valid = false;
+    } else if (top.role == Role::kTop && top.key_full == "reason") {
+      result_.answer.reason_valid = false;
     } else if (top.role == Role::kTensors) {
       if (object) {
         role = Role::kTensor;
@@ -424,8 +527,9 @@ AnswerParse parse_answer(std::string_view text,
   std::optional<Oversize> oversize = find_oversize(text);
   const std::string_view parsed_text = oversize ? text.substr(0, oversize->cut) : text;
   if (oversize) handler.set_cut(oversize->cut, std::move(oversize->problem));
-  const bool parsed = json::sax_parse(parsed_text.begin(), parsed_text.end(), &handler,
-                                      json::input_format_t::json, /*strict=*/true);
+  const bool parsed = json::sax_parse(SurrogateReplacingIterator(parsed_text, 0),
+                                      SurrogateReplacingIterator(parsed_text, parsed_text.size()),
+                                      &handler, json::input_format_t::json, /*strict=*/true);
   AnswerParse& result = handler.result();
   // A whole answer before the cut, then more than a limit's worth of text.
   if (parsed && oversize) handler.reached_cut();

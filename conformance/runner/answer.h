@@ -61,6 +61,9 @@ struct Answer {
   bool tensors_present = false;
   bool tensors_is_array = false;
   bool tensor_not_object = false;  // some element of "tensors" is not an object
+  // A writer's answer (docs/writer-protocol.md), read by the same parse.
+  std::optional<std::string> outcome;  // nullopt: missing or not a string
+  bool reason_valid = true;            // a string or null, or absent
 };
 
 struct AnswerParse {
@@ -70,7 +73,9 @@ struct AnswerParse {
 };
 
 // Parses `text` (the adapter's whole stdout). `on_tensor` is called once per
-// object element of "tensors", in order, whatever the verdict.
+// object element of "tensors", in order, whatever the verdict. A writer's
+// answer goes through it too (ignoring tensors): its memory is bounded the
+// same way, where a document tree of a 16 MiB answer would cost hundreds.
 AnswerParse parse_answer(std::string_view text,
                          const std::function<void(const ReportedTensor&)>& on_tensor);
 

@@ -233,18 +233,9 @@ CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& ru
 
 }  // namespace
 
-// The end of stderr, where a crashing runtime says why.
-std::string stderr_excerpt(const std::string& tail) {
-  std::string text(trim(tail));
-  if (text.size() > kMaxMessageBytes) {
-    std::size_t start = text.size() - kMaxMessageBytes;
-    while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) {
-      ++start;
-    }
-    text = "..." + text.substr(start);
-  }
-  return text;
-}
+// What a crashing runtime said: the head and tail the capture kept
+// (HeadTail), without surrounding blank lines.
+std::string stderr_excerpt(const std::string& text) { return std::string(trim(text)); }
 
 bool grade_process_failure(const ProcessResult& run, const ProcessLimits& limits,
                            CaseResult& result) {
@@ -258,7 +249,7 @@ bool grade_process_failure(const ProcessResult& run, const ProcessLimits& limits
       result.grade = Grade::kTimeout;
       result.detail = "no result within " + std::to_string(limits.timeout.count()) +
                       " ms; the process group was killed";
-      result.reader_error = stderr_excerpt(run.stderr_tail);
+      result.reader_error = stderr_excerpt(run.stderr_text);
       return true;
     case Status::kInterrupted:
       result.grade = Grade::kCrash;
@@ -267,12 +258,18 @@ bool grade_process_failure(const ProcessResult& run, const ProcessLimits& limits
     case Status::kSignaled:
       result.grade = Grade::kCrash;
       result.detail = "killed by " + signal_name(run.term_signal);
-      result.reader_error = stderr_excerpt(run.stderr_tail);
+      result.reader_error = stderr_excerpt(run.stderr_text);
       return true;
     case Status::kExited:
+    case Status::kOutputOverflow:  // a protocol error: the answer's to grade
       return false;
   }
   return false;
+}
+
+std::string output_overflow_detail(const ProcessLimits& limits) {
+  return "the answer exceeded " + std::to_string(limits.max_stdout_bytes) +
+         " bytes (the stdout cap): reading stopped there and the adapter was killed";
 }
 
 void note_leftovers(const ProcessResult& run, CaseResult& result) {
@@ -309,14 +306,18 @@ CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& ru
   result.duration_ms = run.wall_ms;
 
   if (grade_process_failure(run, limits, result)) return result;
+  if (run.status == ProcessResult::Status::kOutputOverflow) {
+    protocol_error(result, output_overflow_detail(limits));
+    return result;
+  }
   if (mode == AdapterMode::kPlain) {
     if (run.exit_code == 0 || run.exit_code == 1) {
       grade_verdict(c, run.exit_code == 0, result);
-      result.reader_error = stderr_excerpt(run.stderr_tail);
+      result.reader_error = stderr_excerpt(run.stderr_text);
     } else {
       result.grade = Grade::kCrash;
       result.detail = "exit status " + std::to_string(run.exit_code);
-      result.reader_error = stderr_excerpt(run.stderr_tail);
+      result.reader_error = stderr_excerpt(run.stderr_text);
     }
     return result;
   }
@@ -324,7 +325,7 @@ CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& ru
     result.grade = Grade::kCrash;
     result.detail = "exit status " + std::to_string(run.exit_code) +
                     " (the adapter protocol exits 0 for accept and reject)";
-    result.reader_error = stderr_excerpt(run.stderr_tail);
+    result.reader_error = stderr_excerpt(run.stderr_text);
     return result;
   }
   if (run.stdout_truncated) {

@@ -19,7 +19,8 @@ namespace stguard::conformance {
 //  - JSON mode: stdout must be exactly one JSON object (surrounding
 //    whitespace allowed) with "verdict" "accept"|"reject", "error" a string
 //    or null if present, and when accepted "tensors", an array of objects;
-//    anything else PROTOCOL_ERROR (also when stdout ran past its cap);
+//    anything else PROTOCOL_ERROR (also when stdout ran past its cap, where
+//    the run stopped: Status::kOutputOverflow, whatever the exit);
 //  - reject: FAIL_SHOULD_ACCEPT on accept cases, IMPL_REJECT on either
 //    cases, PASS on reject cases;
 //  - accept: FAIL_SHOULD_REJECT on reject cases; otherwise the reported
@@ -43,10 +44,15 @@ CaseResult grade_case(const Case& c, AdapterMode mode, const ProcessResult& run,
 // with detail and reader_error filled in; true then, false when it exited.
 bool grade_process_failure(const ProcessResult& run, const ProcessLimits& limits,
                            CaseResult& result);
+// The detail of a run killed at the stdout cap (Status::kOutputOverflow).
+std::string output_overflow_detail(const ProcessLimits& limits);
 // Records run.leftover_processes in `result` and says so in its detail.
 void note_leftovers(const ProcessResult& run, CaseResult& result);
-// The end of stderr (at most 2,000 bytes), where a crashing runtime says why.
-std::string stderr_excerpt(const std::string& tail);
+// Stderr as a result shows it (reader_error of crashes, timeouts and plain
+// mode): the head and the tail the capture kept (ProcessResult::stderr_text,
+// at most max_stderr_bytes and the marker between them), trimmed. The head
+// holds the first line of a sanitizer report, the tail the end of a trace.
+std::string stderr_excerpt(const std::string& text);
 
 }  // namespace stguard::conformance
 

@@ -104,19 +104,27 @@ ProcessResult PersistentReader::answer(const std::filesystem::path& file) {
 
 ProcessResult PersistentReader::wait_for_answer(Clock::time_point start) {
   ProcessResult result;
+  HeadTail stderr_kept(limits_.max_stderr_bytes);
+  result.status = read_until_answer(start, result, stderr_kept);
+  result.stderr_text = stderr_kept.text();
+  return result;
+}
+
+ProcessResult::Status PersistentReader::read_until_answer(Clock::time_point start,
+                                                          ProcessResult& result,
+                                                          HeadTail& stderr_kept) {
+  using Status = ProcessResult::Status;
   result.pid = adapter_.pid;
   const int out_fd = adapter_.stdout_read.get();
   const int err_fd = adapter_.stderr_read.get();
   const Clock::time_point deadline = start + limits_.timeout;
   bool stdout_open = true;
   bool stderr_open = true;
-  bool stderr_truncated = false;
   std::size_t searched = 0;  // bytes of stdout_text known to hold no newline
   while (true) {
     if (stop_signal() != 0) {
       stop();
-      result.status = ProcessResult::Status::kInterrupted;
-      return result;
+      return Status::kInterrupted;
     }
     if (std::size_t newline = result.stdout_text.find('\n', searched);
         newline != std::string::npos) {
@@ -124,37 +132,33 @@ ProcessResult PersistentReader::wait_for_answer(Clock::time_point start) {
       // file too: one more look without waiting.
       pollfd more{out_fd, POLLIN, 0};
       if (::poll(&more, 1, 0) > 0) {
-        drain_output(out_fd, result.stdout_text, limits_.max_stdout_bytes, false,
-                     result.stdout_truncated);
+        drain_output(out_fd, result.stdout_text, limits_.max_stdout_bytes, result.stdout_truncated);
       }
-      result.status = ProcessResult::Status::kExited;
-      result.exit_code = 0;
       // Output beyond the answer line cannot be told apart from the next
       // file's answer: the adapter is restarted, and grade_case sees it.
       if (result.stdout_truncated ||
           !only_blanks(std::string_view(result.stdout_text).substr(newline + 1))) {
         stop();
       }
-      return result;
+      if (result.stdout_truncated) return Status::kOutputOverflow;
+      result.exit_code = 0;
+      return Status::kExited;
     }
     searched = result.stdout_text.size();
+    // Past the cap without a newline: graded as over-long output.
     if (result.stdout_truncated) {
-      // Past the cap without a newline: graded as over-long output.
       stop();
-      result.status = ProcessResult::Status::kExited;
-      result.exit_code = 0;
-      return result;
+      return Status::kOutputOverflow;
     }
     if (adapter_exited(adapter_)) {
-      drain_after_exit(result);
+      drain_after_exit(result, stderr_kept);
       set_exit_status(result, reap_adapter(adapter_, nullptr));
-      return result;
+      return result.stdout_truncated ? Status::kOutputOverflow : result.status;
     }
     const Clock::time_point now = Clock::now();
     if (now >= deadline) {
       stop();
-      result.status = ProcessResult::Status::kTimedOut;
-      return result;
+      return Status::kTimedOut;
     }
     std::array<pollfd, 4> fds{};
     nfds_t count = 0;
@@ -166,27 +170,24 @@ ProcessResult PersistentReader::wait_for_answer(Clock::time_point start) {
     if (!adapter_.exit_fd) wait = std::min(wait, std::chrono::milliseconds(5));
     if (::poll(fds.data(), count, static_cast<int>(wait.count())) < 0 && errno != EINTR) {
       stop();  // cannot watch the adapter any more: treat as hung
-      result.status = ProcessResult::Status::kTimedOut;
-      return result;
+      return Status::kTimedOut;
     }
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == out_fd) {
-        stdout_open = drain_output(out_fd, result.stdout_text, limits_.max_stdout_bytes, false,
+        stdout_open = drain_output(out_fd, result.stdout_text, limits_.max_stdout_bytes,
                                    result.stdout_truncated);
       } else if (fds[i].fd == err_fd) {
-        stderr_open = drain_output(err_fd, result.stderr_tail, limits_.max_stderr_bytes, true,
-                                   stderr_truncated);
+        stderr_open = drain_output(err_fd, stderr_kept);
       }
     }
   }
 }
 
-void PersistentReader::drain_after_exit(ProcessResult& result) {
+void PersistentReader::drain_after_exit(ProcessResult& result, HeadTail& stderr_kept) {
   const Clock::time_point grace_end = Clock::now() + kPipeGrace;
   bool stdout_open = true;
   bool stderr_open = true;
-  bool stderr_truncated = false;
   while (stdout_open || stderr_open) {
     const Clock::time_point now = Clock::now();
     if (now >= grace_end) {
@@ -202,11 +203,12 @@ void PersistentReader::drain_after_exit(ProcessResult& result) {
     for (nfds_t i = 0; i < count; ++i) {
       if (fds[i].revents == 0) continue;
       if (fds[i].fd == adapter_.stdout_read.get()) {
-        stdout_open = drain_output(fds[i].fd, result.stdout_text, limits_.max_stdout_bytes, false,
+        stdout_open = drain_output(fds[i].fd, result.stdout_text, limits_.max_stdout_bytes,
                                    result.stdout_truncated);
+        // Past the cap the answer is a protocol error: nothing more to read.
+        if (result.stdout_truncated) return;
       } else {
-        stderr_open = drain_output(fds[i].fd, result.stderr_tail, limits_.max_stderr_bytes, true,
-                                   stderr_truncated);
+        stderr_open = drain_output(fds[i].fd, stderr_kept);
       }
     }
   }

@@ -22,7 +22,8 @@
 //  - the process died before the line was complete: its exit status or
 //    signal, the partial line, the stderr written since the path was sent;
 //  - no complete line within the timeout: kTimedOut;
-//  - more than max_stdout_bytes without a newline: stdout_truncated.
+//  - more than max_stdout_bytes (with or without a newline):
+//    kOutputOverflow, the process killed at once, as run_process does.
 // A process that exits with status 0 and no output at all while a path is
 // pending may have ended before reading it: the file is asked again once,
 // of a fresh process. In every case but a clean single answer line, the process group (and
@@ -65,8 +66,12 @@ class PersistentReader {
  private:
   // Waits for the answer line, the exit, the timeout or a stop request.
   ProcessResult wait_for_answer(std::chrono::steady_clock::time_point start);
+  // The loop of wait_for_answer: fills in `result` but its status and
+  // stderr_text, and returns the status.
+  ProcessResult::Status read_until_answer(std::chrono::steady_clock::time_point start,
+                                          ProcessResult& result, HeadTail& stderr_kept);
   // Reads what the dead adapter still has in its pipes (kPipeGrace at most).
-  void drain_after_exit(ProcessResult& result);
+  void drain_after_exit(ProcessResult& result, HeadTail& stderr_kept);
 
   std::vector<std::string> argv_;
   std::filesystem::path working_dir_;

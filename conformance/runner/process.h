@@ -3,10 +3,12 @@
 // A reader under test may hang, allocate without bound, flood stdout or spawn
 // children. run_process() confines each run: its own process group (killed as
 // a whole at the timeout and after exit), an address-space limit, no core
-// dumps, stdin from /dev/null, stdout captured up to a cap (the rest is read
-// and discarded, so the child never blocks on a full pipe), and only the tail
-// of stderr kept. Descendants that left the process group are found and
-// killed too (cleanup.h). Once the main process has exited, the pipes get
+// dumps, stdin from /dev/null, stdout captured up to a cap (an adapter that
+// writes more is killed there: its answer is already a protocol error, and
+// reading the rest could take longer than the timeout; a process whose stdout
+// is not an answer has the rest read and discarded instead, so it never
+// blocks on a full pipe), and the head and tail of stderr kept. Descendants that left the process
+// group are found and killed too (cleanup.h). Once the main process has exited, the pipes get
 // kPipeGrace to reach end-of-file; a descendant still holding them then is
 // not waited for: the output read so far is the answer.
 #ifndef STGUARD_CONFORMANCE_RUNNER_PROCESS_H_
@@ -19,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/file_io.h"
@@ -36,14 +39,42 @@ struct ProcessLimits {
   // of shadow address space and cannot start under any realistic limit.
   std::uint64_t address_space_bytes = std::uint64_t{2} << 30;
   std::size_t max_stdout_bytes = std::size_t{16} << 20;
-  std::size_t max_stderr_bytes = std::size_t{8} << 10;  // the tail that is kept
+  // Past max_stdout_bytes: true, stop reading and kill the process group
+  // (Status::kOutputOverflow), for adapters whose stdout is their answer;
+  // false, read and drop the rest until the exit (plain mode, setup commands).
+  bool stop_at_stdout_cap = true;
+  // Of stderr, the first and the last max_stderr_bytes / 2 are kept (HeadTail).
+  std::size_t max_stderr_bytes = std::size_t{8} << 10;
+};
+
+// Keeps the first and the last `limit / 2` bytes of a stream, and says how
+// many were dropped between them: a crash report's first line ("ERROR:
+// AddressSanitizer: ...") and the end of a long trace both survive.
+class HeadTail {
+ public:
+  explicit HeadTail(std::size_t limit) : head_limit_(limit / 2), tail_limit_(limit - limit / 2) {}
+  void append(std::string_view bytes);
+  // The head, then "\n[... N bytes dropped ...]\n" when bytes were dropped,
+  // then the tail.
+  std::string text() const;
+  bool truncated() const noexcept { return dropped_ != 0; }
+
+ private:
+  std::size_t head_limit_;
+  std::size_t tail_limit_;
+  std::string head_;
+  std::string tail_;  // up to twice tail_limit_ between trims
+  std::uint64_t dropped_ = 0;
 };
 
 struct ProcessResult {
   enum class Status {
-    kExited,       // exit_code is valid
-    kSignaled,     // term_signal is valid
-    kTimedOut,     // killed at the timeout
+    kExited,    // exit_code is valid
+    kSignaled,  // term_signal is valid
+    kTimedOut,  // killed at the timeout
+    // stdout passed max_stdout_bytes (with stop_at_stdout_cap): killed there,
+    // stdout_text holds the first max_stdout_bytes
+    kOutputOverflow,
     kSpawnFailed,  // fork/exec failed: spawn_error says why
     kInterrupted,  // a stop was requested (cleanup.h, stop_signal): killed, not graded
   };
@@ -52,7 +83,7 @@ struct ProcessResult {
   int term_signal = 0;
   std::string stdout_text;
   bool stdout_truncated = false;  // more than max_stdout_bytes were written
-  std::string stderr_tail;        // the last max_stderr_bytes of stderr
+  std::string stderr_text;        // HeadTail(max_stderr_bytes).text() of stderr
   std::string spawn_error;
   double wall_ms = 0;
   int pid = 0;  // the child's pid (= its process group id); 0 if never started
@@ -106,9 +137,11 @@ bool adapter_exited(const SpawnedAdapter& adapter);
 int reap_adapter(SpawnedAdapter& adapter, std::size_t* leftovers);
 
 // Reads what is available on `fd` into `sink`: up to `cap` bytes kept (the
-// first ones, or with keep_tail the last ones), the rest read and dropped
-// with `truncated` set. False at end-of-file or on a read error.
-bool drain_output(int fd, std::string& sink, std::size_t cap, bool keep_tail, bool& truncated);
+// first ones), the rest read and dropped with `truncated` set. False at
+// end-of-file or on a read error.
+bool drain_output(int fd, std::string& sink, std::size_t cap, bool& truncated);
+// The same into a HeadTail (stderr).
+bool drain_output(int fd, HeadTail& sink);
 
 // Sets status, exit_code / term_signal from a waitpid status.
 void set_exit_status(ProcessResult& result, int wait_status);

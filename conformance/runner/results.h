@@ -79,7 +79,8 @@ struct CaseResult {
   // The reader's: kAccept or kReject; nullopt when it gave none (crash,
   // timeout, protocol error).
   std::optional<Verdict> verdict;
-  std::string reader_error;  // the adapter's "error" field; for crashes, the tail of stderr
+  std::string reader_error;  // the adapter's "error" field; for crashes, timeouts and plain
+                             // mode, the head and tail of stderr (stderr_excerpt)
   std::string detail;        // the runner's explanation: "killed by signal 11 (SIGSEGV)",
                              // "tensor \"t\": sha256 differs", "no output within 10 s", ...
   Expectation expectation = Expectation::kNone;

@@ -25,12 +25,13 @@ ReaderProbe probe_reader(const ReaderSpec& spec) {
   ProcessLimits limits;
   limits.timeout = std::chrono::seconds(60);
   limits.address_space_bytes = 0;
+  limits.stop_at_stdout_cap = false;
   ProcessResult run = run_process(spec.version_command, spec.working_dir, limits);
   if (run.status != ProcessResult::Status::kExited || run.exit_code != 0) {
     std::string why = run.status == ProcessResult::Status::kSpawnFailed ? run.spawn_error
                       : run.status == ProcessResult::Status::kTimedOut ? "version command timed out"
                                                                        : "version command failed";
-    std::string said = run.stderr_tail;
+    std::string said = run.stderr_text;
     while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
     if (std::size_t last = said.rfind('\n'); last != std::string::npos) said.erase(0, last + 1);
     probe.reason = said.empty() ? why : why + ": " + said;
@@ -48,21 +49,30 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
   ProcessLimits limits;
   limits.timeout = timeout;
   limits.address_space_bytes = 0;
+  limits.stop_at_stdout_cap = false;
   limits.max_stderr_bytes = 16 << 10;
   ProcessResult run = run_process(spec.setup, spec.working_dir, limits);
   *log = run.stdout_text.size() > 4096 ? run.stdout_text.substr(run.stdout_text.size() - 4096)
                                        : run.stdout_text;
-  *log += run.stderr_tail;
+  *log += run.stderr_text;
   if (run.status == ProcessResult::Status::kSpawnFailed) *log += run.spawn_error;
   if (run.status == ProcessResult::Status::kTimedOut) *log += "setup timed out";
   return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
+}
+
+ProcessLimits limits_for_mode(ProcessLimits limits, AdapterMode mode) {
+  // Plain mode grades the exit status alone: its stdout is no answer, and
+  // stopping it at the cap would change the grade.
+  if (mode == AdapterMode::kPlain) limits.stop_at_stdout_cap = false;
+  return limits;
 }
 
 CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
                          const ProcessLimits& limits, bool* interrupted) {
   std::vector<std::string> argv = spec.command;
   argv.push_back(file.string());
-  const ProcessResult process = run_process(argv, spec.working_dir, limits);
+  const ProcessResult process =
+      run_process(argv, spec.working_dir, limits_for_mode(limits, spec.mode));
   *interrupted = process.status == ProcessResult::Status::kInterrupted;
   if (*interrupted) return {};
   return grade_case(c, spec.mode, process, limits);
@@ -112,7 +122,8 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
       if (stop_signal() != 0) return;
       std::vector<std::string> argv = spec.command;
       argv.push_back((corpus / cases[index].file).string());
-      record(index, run_process(argv, spec.working_dir, options.limits));
+      record(index,
+             run_process(argv, spec.working_dir, limits_for_mode(options.limits, spec.mode)));
     });
   }
   if (stop_signal() != 0) {

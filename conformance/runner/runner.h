@@ -80,6 +80,10 @@ CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::files
 void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
                const std::function<std::optional<CaseResult>(std::size_t)>& grade_one);
 
+// `limits` as a reader in `mode` runs under: plain mode reads stdout past
+// the cap (ProcessLimits::stop_at_stdout_cap off), since it is no answer.
+ProcessLimits limits_for_mode(ProcessLimits limits, AdapterMode mode);
+
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).
 bool valid_reader_name(std::string_view name) noexcept;

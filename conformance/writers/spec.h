@@ -10,7 +10,8 @@
 //   Result<std::vector<std::uint8_t>> file = write_spec(*spec);  // canonical bytes
 //
 // parse_writer_spec() checks the spec's shape (JSON types, hex or base64
-// data, shape entries that fit u64) and nothing about the format: a spec
+// data, shape entries that fit u64, no object repeating a key) and nothing
+// about the format: a spec
 // that asks for something a conforming writer must refuse (two tensors of one
 // name, a dtype that does not exist, data of the wrong size, a metadata value
 // that is not a string) parses, and write_spec() refuses it with a stguard
@@ -46,7 +47,7 @@ struct WriterSpec {
 };
 
 // nullopt and *error ("tensors[2].shape[0]: must be an integer from 0 to
-// 2^64-1") when the text is not a spec.
+// 2^64-1", "tensors[0]: duplicate key \"name\"") when the text is not a spec.
 std::optional<WriterSpec> parse_writer_spec(std::string_view text, std::string* error);
 
 // The canonical file of stguard::write_safetensors (stguard/writer.h), or the

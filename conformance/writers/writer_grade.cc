@@ -10,14 +10,13 @@
 #include <span>
 
 #include "base/json.h"
+#include "conformance/runner/answer.h"
 #include "conformance/runner/grade.h"
 #include "stguard/dtype.h"
 #include "stguard/header.h"
 
 namespace stguard::conformance {
 namespace {
-
-using Json = nlohmann::json;
 
 // A name as a JSON string, quoted and escaped.
 std::string json_quoted(std::string_view text) {
@@ -32,40 +31,43 @@ std::string shape_text(std::span<const std::uint64_t> shape) {
 }
 
 // The answer on stdout: nullopt and *why when it is not one.
-struct Answer {
+struct WriterAnswer {
   bool written = false;
   std::string error;
 };
 
-std::optional<Answer> read_answer(const ProcessResult& run, std::string* why) {
+std::optional<WriterAnswer> read_answer(const ProcessResult& run, std::string* why) {
   if (run.stdout_truncated) {
     *why = "stdout ran past its cap";
     return std::nullopt;
   }
-  const Json doc = Json::parse(run.stdout_text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    *why = run.stdout_text.find_first_not_of(" \t\r\n") == std::string::npos
-               ? "nothing on stdout"
-               : "stdout is not one JSON object";
+  if (run.stdout_text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    *why = "nothing on stdout";
     return std::nullopt;
   }
-  const auto outcome = doc.find("outcome");
-  if (outcome == doc.end() || !outcome->is_string() ||
-      (*outcome != "written" && *outcome != "refused")) {
+  // The readers' bounded, strict reading (answer.h), not a document tree:
+  // a writer printing 110,000 objects cost 250 MB that way.
+  const AnswerParse parsed = parse_answer(run.stdout_text, [](const ReportedTensor&) {});
+  if (!parsed.ok) {
+    *why = parsed.problem;
+    return std::nullopt;
+  }
+  const std::optional<std::string>& outcome = parsed.answer.outcome;
+  if (!outcome || (*outcome != "written" && *outcome != "refused")) {
     *why = "\"outcome\" must be \"written\" or \"refused\"";
     return std::nullopt;
   }
-  Answer answer;
-  answer.written = *outcome == "written";
-  for (const char* field : {"error", "reason"}) {
-    const auto it = doc.find(field);
-    if (it == doc.end() || it->is_null()) continue;
-    if (!it->is_string()) {
-      *why = std::string("\"") + field + "\" must be a string or null";
-      return std::nullopt;
-    }
-    if (std::string_view(field) == "error") answer.error = it->get<std::string>();
+  if (parsed.answer.error_present && !parsed.answer.error_valid) {
+    *why = "\"error\" must be a string or null";
+    return std::nullopt;
   }
+  if (!parsed.answer.reason_valid) {
+    *why = "\"reason\" must be a string or null";
+    return std::nullopt;
+  }
+  WriterAnswer answer;
+  answer.written = *outcome == "written";
+  answer.error = parsed.answer.error;
   return answer;
 }
 
@@ -186,14 +188,18 @@ CaseResult grade_writer_case(const WriterCaseEntry& c, const WriterSpec& spec,
     return result;
   };
   if (grade_process_failure(run, limits, result)) return finish(result.grade, result.detail);
+  if (run.status == ProcessResult::Status::kOutputOverflow) {
+    result.reader_error = stderr_excerpt(run.stderr_text);
+    return finish(Grade::kProtocolError, output_overflow_detail(limits));
+  }
   if (run.exit_code != 0) {
-    result.reader_error = stderr_excerpt(run.stderr_tail);
+    result.reader_error = stderr_excerpt(run.stderr_text);
     return finish(Grade::kCrash, "exit status " + std::to_string(run.exit_code));
   }
   std::string why;
-  const std::optional<Answer> answer = read_answer(run, &why);
+  const std::optional<WriterAnswer> answer = read_answer(run, &why);
   if (!answer) {
-    result.reader_error = stderr_excerpt(run.stderr_tail);
+    result.reader_error = stderr_excerpt(run.stderr_text);
     return finish(Grade::kProtocolError, why);
   }
   result.verdict = answer->written ? Verdict::kAccept : Verdict::kReject;

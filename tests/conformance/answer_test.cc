@@ -201,6 +201,41 @@ TEST(ConformAnswer, ErrorsAndNonObjects) {
   EXPECT_EQ(reject.reader_error, "bad");
 }
 
+// A lone surrogate escaped in a string (\ud800 with no low surrogate after
+// it, \udc00 with no high one before it) is JSON by its grammar, and what
+// Python's json.dumps writes for a name it read from a file holding one. It
+// is read as U+FFFD, so the answer is graded by what the reader did: before,
+// a lone surrogate in a reported name made a PROTOCOL_ERROR, while the same
+// reader accepting one in metadata (not part of the answer) was graded
+// FAIL_SHOULD_REJECT.
+TEST(ConformAnswer, ALoneSurrogateIsReadAsAReplacementCharacterNotAProtocolError) {
+  for (const std::string name : {R"(a\ud800)", R"(a\udc00)", R"(\ud800\u0041)", R"(\udbff)",
+                                 R"(\ud800\ud800\udc00)", R"(x\udc00\ud800)"}) {
+    const std::string answer = R"({"verdict":"accept","tensors":[{"name":")" + name +
+                               R"(","dtype":"F32","shape":[2],"data_offsets":[0,8],"sha256":")" +
+                               std::string(64, 'a') + "\"}]}";
+    const conf::CaseResult must_reject = grade_output(answer, Verdict::kReject);
+    EXPECT_EQ(must_reject.grade, Grade::kFailShouldReject) << name << ": " << must_reject.detail;
+    // On a file with a name "a", it is another name: wrong content.
+    const conf::CaseResult content = grade_output(answer, Verdict::kAccept);
+    EXPECT_EQ(content.grade, Grade::kFailWrongContent) << name << ": " << content.detail;
+    EXPECT_NE(content.detail.find("\xEF\xBF\xBD"), std::string::npos) << content.detail;
+  }
+  const conf::CaseResult message =
+      grade_output(R"({"verdict":"reject","error":"bad name \udc00 in \"x\""})");
+  EXPECT_EQ(message.grade, Grade::kFailShouldAccept);
+  EXPECT_EQ(message.reader_error, "bad name \xEF\xBF\xBD in \"x\"");
+  // A pair is one code point; an escaped backslash before "ud800" is no
+  // escape; a key is read the same way.
+  EXPECT_EQ(grade_output(R"({"verdict":"reject","error":"\ud83d\ude00 \\ud800"})").reader_error,
+            "\xF0\x9F\x98\x80 \\ud800");
+  EXPECT_EQ(grade_output(R"({"verdict":"reject","error":"e","k\ud800":1})").grade,
+            Grade::kFailShouldAccept);
+  // Byte offsets in messages are those of the text as written.
+  expect_protocol_error(R"({"verdict":"reject","error":"\u0041", x})", {"byte 39)"});
+  expect_protocol_error(R"({"verdict":"reject","error":"\ud800", x})", {"byte 39)"});
+}
+
 TEST(ConformAnswer, StringSetKeepsLongStringsExactly) {
   conf::StringSet set;
   const std::string long_a(1000, 'a');

@@ -13,7 +13,12 @@
 // plain-no-overlap-check (a small real reader, graded by exit status, with
 // one planted bug: it never checks that tensors overlap; `stguard hunt`'s
 // end-to-end test must find it),
-// two-lines (the oracle's answer twice, in one write), and
+// two-lines (the oracle's answer twice, in one write), endless-flood (writes
+// stdout without end or newline, never exits), stderr-report (a sanitizer
+// report of about 20 KiB on stderr, then exit 1), names-and-crashes (a
+// JSON reader for `stguard hunt`'s bucketing tests: it rejects every file,
+// printing its tensor names unquoted, and crashes with a sanitizer-like
+// report on two planted root causes; see names_and_crashes()), and
 // mixed:MODE=PART,MODE=PART,... (MODE on files whose path contains PART,
 // the oracle on all others), which lets one persistent process crash, hang
 // or misanswer on chosen files only.
@@ -178,6 +183,101 @@ int no_overlap_check(const fs::path& file) {
   return covered == data_len ? 0 : 1;
 }
 
+// A sanitizer report as AddressSanitizer prints one: the pid, addresses and
+// access size vary from run to run; the bug type and frames do not. `frames`
+// are the first stack's function names, `filler` adds that many frames of
+// the allocation stack (a long trace).
+std::string sanitizer_report(unsigned long long seed, const std::string& bug,
+                             const std::string& access, const std::vector<std::string>& frames,
+                             int filler) {
+  const std::string pid = std::to_string(1000 + seed % 30000);
+  char address[32];
+  std::snprintf(address, sizeof address, "0x%012llx", 0x602000000010ULL + (seed % 4096) * 16);
+  std::string out = "==" + pid + "==ERROR: AddressSanitizer: " + bug + " on address " + address +
+                    " at pc 0x55d3c1a2b3c4 bp 0x7ffd1c2b3a40 sp 0x7ffd1c2b3a38\n" + access +
+                    " of size " + std::to_string(1 + seed % 8) + " at " + address + " thread T0\n";
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    out += "    #" + std::to_string(i) + " 0x55d3c1a2" + std::to_string(1000 + seed % 9000) +
+           " in " + frames[i] + " /src/fake/reader.cc:" + std::to_string(40 + i) + ":7\n";
+  }
+  out += "\n" + std::string(address) +
+         " is located 0 bytes after 16-byte region\nallocated by "
+         "thread T0 here:\n";
+  for (int i = 0; i < filler; ++i) {
+    out += "    #" + std::to_string(i) + " 0x7f3a2b1c" + std::to_string(1000 + i) +
+           " in allocation_frame_" + std::to_string(i) +
+           "() /src/fake/alloc.cc:" + std::to_string(i + 1) + "\n";
+  }
+  out += "SUMMARY: AddressSanitizer: " + bug + " /src/fake/reader.cc:40:7 in " + frames.front() +
+         "\n==" + pid + "==ABORTING\n";
+  return out;
+}
+
+// The JSON reader of `stguard hunt`'s bucketing tests. Its messages carry the
+// file's tensor names unquoted, as some JavaScript readers print them; it
+// rejects every file, so each valid one is a rejects-valid finding:
+//   two tensors or more   "offsets for NAME NAME overlap" (the first two)
+//   one tensor            "tensor NAME is not aligned"
+//   none, or no header    "no tensors" / "cannot read the header"
+// and exits 1 after a sanitizer report (pid and addresses varying with the
+// file) on two planted root causes, whatever else the file breaks:
+//   a non-empty "__metadata__" object   heap-buffer-overflow in parse_metadata
+//   a tensor of rank 3 or more          SEGV in shape_product
+int names_and_crashes(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  const std::streamoff file_size = in ? static_cast<std::streamoff>(in.tellg()) : -1;
+  std::string bytes(static_cast<std::size_t>(std::max<std::streamoff>(file_size, 0)), '\0');
+  in.seekg(0);
+  if (file_size < 8 || !in.read(bytes.data(), file_size)) {
+    write_out(R"({"verdict":"reject","error":"cannot read the header"})"
+              "\n");
+    return 0;
+  }
+  unsigned long long n = 0;
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  const json header =
+      n > bytes.size() - 8 ? json() : json::parse(bytes.substr(8, n), nullptr, false);
+  if (header.is_discarded() || !header.is_object()) {
+    write_out(R"({"verdict":"reject","error":"cannot read the header"})"
+              "\n");
+    return 0;
+  }
+  const auto seed = static_cast<unsigned long long>(file_size) * 2654435761ULL;
+  std::vector<std::string> names;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      if (entry.is_object() && !entry.empty()) {
+        std::cerr << sanitizer_report(seed, "heap-buffer-overflow", "READ",
+                                      {"parse_metadata(char const*, unsigned long)",
+                                       "read_header(std::string const&)", "main"},
+                                      300);
+        return 1;
+      }
+      continue;
+    }
+    if (entry.is_object() && entry.contains("shape") && entry["shape"].is_array() &&
+        entry["shape"].size() >= 3) {
+      std::cerr << sanitizer_report(seed, "SEGV", "READ",
+                                    {"shape_product(long const*, int)", "read_entry(json const&)",
+                                     "read_header(std::string const&)", "main"},
+                                    3);
+      return 1;
+    }
+    names.push_back(name);
+  }
+  std::string message = "no tensors";
+  if (names.size() >= 2) {
+    message = "offsets for " + names[0] + " " + names[1] + " overlap";
+  } else if (names.size() == 1) {
+    message = "tensor " + names[0] + " is not aligned";
+  }
+  write_out(json{{"verdict", "reject"}, {"error", message}}.dump(-1, ' ', false,
+                                                                 json::error_handler_t::replace) +
+            "\n");
+  return 0;
+}
+
 // For mixed:MODE=PART,...: the mode for `file`.
 std::string mixed_mode_for(std::string_view spec, const fs::path& file) {
   const std::string path = file.string();
@@ -251,6 +351,17 @@ int respond(const std::string& mode, const fs::path& file) {
   if (mode == "plain-accept") return 0;
   if (mode == "plain-reject") return 1;
   if (mode == "plain-no-overlap-check") return no_overlap_check(file);
+  if (mode == "names-and-crashes") return names_and_crashes(file);
+  if (mode == "endless-flood") {
+    const std::string chunk(1 << 16, 'x');
+    while (true) write_out(chunk);
+  }
+  if (mode == "stderr-report") {
+    std::cerr << sanitizer_report(7, "heap-buffer-overflow", "READ",
+                                  {"parse_dtype(char const*)", "read_entry(json const&)", "main"},
+                                  400);
+    return 1;
+  }
   std::cerr << "fake reader: unknown mode " << mode << "\n";
   return 2;
 }

@@ -158,12 +158,35 @@ TEST(ConformPersistent, OverlongAnswerIsAProtocolErrorAndTheNextFileIsAnswered) 
       std::filesystem::current_path(), limits);
   const conf::ProcessResult flood = reader.answer(kCorpusDir / flood_file);
   EXPECT_TRUE(flood.stdout_truncated);
-  EXPECT_EQ(conf::grade_case(some_cases()[0], conf::AdapterMode::kJson, flood, limits).grade,
-            Grade::kProtocolError);
+  EXPECT_EQ(flood.status, Status::kOutputOverflow);
+  const conf::CaseResult graded =
+      conf::grade_case(some_cases()[0], conf::AdapterMode::kJson, flood, limits);
+  EXPECT_EQ(graded.grade, Grade::kProtocolError);
+  EXPECT_NE(graded.detail.find("exceeded 1048576 bytes"), std::string::npos) << graded.detail;
   const conf::ProcessResult next = reader.answer(kCorpusDir / some_cases()[1].file);
   EXPECT_EQ(conf::grade_case(some_cases()[1], conf::AdapterMode::kJson, next, limits).grade,
             Grade::kPass);
   EXPECT_EQ(reader.starts(), 2u);
+}
+
+// As with one process per file: an answer without end is stopped at the cap,
+// long before the timeout.
+TEST(ConformPersistent, AnEndlessAnswerIsAProtocolErrorAtTheCap) {
+  conf::ProcessLimits limits = short_timeout();
+  limits.timeout = std::chrono::seconds(60);
+  const std::string endless_file = some_cases()[0].file;
+  conf::PersistentReader reader(
+      {STGUARD_FAKE_READER_PATH, "--persistent", "mixed:endless-flood=" + endless_file},
+      std::filesystem::current_path(), limits);
+  const conf::ProcessResult endless = reader.answer(kCorpusDir / endless_file);
+  EXPECT_EQ(endless.status, Status::kOutputOverflow);
+  const conf::CaseResult graded =
+      conf::grade_case(some_cases()[0], conf::AdapterMode::kJson, endless, limits);
+  EXPECT_EQ(graded.grade, Grade::kProtocolError);
+  EXPECT_NE(graded.detail.find("exceeded 16777216 bytes"), std::string::npos) << graded.detail;
+  const conf::ProcessResult next = reader.answer(kCorpusDir / some_cases()[1].file);
+  EXPECT_EQ(conf::grade_case(some_cases()[1], conf::AdapterMode::kJson, next, limits).grade,
+            Grade::kPass);
 }
 
 TEST(ConformPersistent, AnAdapterThatClosedItsStdinDoesNotKillTheRunner) {

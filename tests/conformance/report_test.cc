@@ -19,6 +19,7 @@
 #include "conformance/report/html.h"
 #include "conformance/report/junit.h"
 #include "conformance/report/markdown.h"
+#include "conformance/report/tally.h"
 #include "conformance/report/text.h"
 #include "tests/conformance/report_samples.h"
 
@@ -552,6 +553,61 @@ TEST(ConformReportWriters, WritersHaveTheirOwnTableColumnsAndCounts) {
     seen = true;
     EXPECT_EQ(c["expected"], "refuse");
     EXPECT_EQ(c["cells"][3][2], "written");
+  }
+  EXPECT_TRUE(seen);
+}
+
+// A crash's message is the head and tail of stderr; a report line has room
+// for one line of it: the one that says what went wrong, even when the
+// program wrote kilobytes before it. And a writer's message is the writer's,
+// not "reader:".
+TEST(ConformReport, CrashesShowTheirLineOfInterestAndWritersSayWriter) {
+  std::vector<ReaderRun> runs = runs_with_a_writer();
+  const std::string noise(3000, 'n');
+  const std::string asan =
+      "==42==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000011";
+  runs[0].results.push_back(conformance_test::make_case(
+      "layout/overlap", "reject", Grade::kCrash, "", noise + "\n" + asan + "\nREAD of size 1\n",
+      "exit status 1 (the adapter protocol exits 0 for accept and reject)"));
+  runs.back().results.push_back(conformance_test::make_case(
+      "writers/zero", "accept", Grade::kCrash, "", "Traceback (most recent call last):\n  ...",
+      "killed by SIGSEGV"));
+  EXPECT_EQ(stguard::conformance::stderr_line_of_interest(noise + "\n" + asan + "\nmore\n"), asan);
+  EXPECT_EQ(stguard::conformance::stderr_line_of_interest(
+                "x\n/src/a.cc:3:5: runtime error: load of null pointer\r\nSUMMARY: "
+                "UndefinedBehaviorSanitizer: undefined-behavior /src/a.cc:3:5 in\n"),
+            "/src/a.cc:3:5: runtime error: load of null pointer");
+  EXPECT_EQ(stguard::conformance::stderr_line_of_interest(
+                "SUMMARY: AddressSanitizer: SEGV\nthread 'main' panicked at src/lib.rs:3:5:\n"),
+            "thread 'main' panicked at src/lib.rs:3:5:");
+  EXPECT_EQ(stguard::conformance::stderr_line_of_interest("Traceback\nValueError: x\n"), "");
+
+  const std::string text = stguard::conformance::text_summary(runs);
+  EXPECT_NE(text.find("layout/overlap  \xE2\x80\x94 exit status 1 (the adapter protocol exits 0 "
+                      "for accept and reject); reader: ==42==ERROR: AddressSanitizer"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("writers/zero  \xE2\x80\x94 killed by SIGSEGV; writer: Traceback"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("; reader: Traceback"), std::string::npos) << text;
+
+  const std::string markdown = stguard::conformance::markdown_matrix(runs, sample_info());
+  EXPECT_NE(markdown.find("| grade | case | writer's error |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("killed by SIGSEGV; writer: Traceback"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("reader: ==42==ERROR: AddressSanitizer"), std::string::npos) << markdown;
+
+  const std::string xml = stguard::conformance::junit_xml(runs);
+  EXPECT_NE(xml.find("writer error: Traceback"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("killed by SIGSEGV; writer: Traceback"), std::string::npos) << xml;
+
+  // The page shows 600 characters of a message: the line comes first there.
+  const nlohmann::json data = embedded_data(stguard::conformance::html_matrix(runs, sample_info()));
+  bool seen = false;
+  for (const nlohmann::json& c : data["cases"]) {
+    if (c["id"] != "layout/overlap") continue;
+    seen = true;
+    EXPECT_EQ(c["cells"][0][3].get<std::string>().rfind(asan, 0), 0u) << c["cells"][0][3];
   }
   EXPECT_TRUE(seen);
 }

@@ -5,6 +5,7 @@
 #include "conformance/runner/runner.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -61,7 +62,7 @@ conf::ProcessResult exited(int code, std::string out, std::string err = "") {
   run.status = Status::kExited;
   run.exit_code = code;
   run.stdout_text = std::move(out);
-  run.stderr_tail = std::move(err);
+  run.stderr_text = std::move(err);
   return run;
 }
 
@@ -178,7 +179,7 @@ TEST(ConformGrade, ProcessFailures) {
   conf::ProcessResult signaled;
   signaled.status = Status::kSignaled;
   signaled.term_signal = 11;
-  signaled.stderr_tail = "Segmentation fault in parse()\n";
+  signaled.stderr_text = "Segmentation fault in parse()\n";
   conf::CaseResult crash = grade(make_case(Verdict::kAccept), signaled);
   EXPECT_EQ(crash.grade, Grade::kCrash);
   EXPECT_EQ(crash.detail, "killed by SIGSEGV");
@@ -232,6 +233,38 @@ TEST(ConformGrade, PlainModeGradesByExitStatus) {
             Grade::kImplReject);
   EXPECT_EQ(grade(make_case(Verdict::kReject), exited(2, ""), AdapterMode::kPlain).grade,
             Grade::kCrash);
+}
+
+// The Python example reader accepts a lone surrogate escaped in a tensor
+// name (json.loads keeps it) and in a metadata value, and json.dumps writes
+// it back escaped in the name it reports. One behaviour, one grade: the
+// reader accepted a file it must reject.
+TEST(ConformGrade, ThePythonExampleGetsOneGradeForBothLoneSurrogateCases) {
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) {
+    const char* required = std::getenv("STGUARD_REQUIRE_READERS");
+    if (required != nullptr && std::string(required) == "1") {
+      FAIL() << "python3 is not on PATH (ci/setup-readers.sh installs it)";
+    }
+    GTEST_SKIP() << "python3 is not on PATH";
+  }
+  std::vector<conf::Case> cases;
+  for (const conf::Case& c : committed_manifest().cases) {
+    if (c.id == "json-syntax/lone-high-surrogate" || c.id == "json-syntax/lone-low-surrogate") {
+      cases.push_back(c);
+    }
+  }
+  ASSERT_EQ(cases.size(), 2u);
+  conf::ReaderSpec spec;
+  spec.name = "python-example";
+  spec.command = {"python3", STGUARD_RECIPES_DIR "/adapters/example/minimal_reader.py"};
+  spec.working_dir = std::filesystem::current_path();
+  conf::RunOptions options;
+  options.persistent = false;
+  const conf::ReaderRun run = conf::run_reader(spec, kCorpusDir, cases, options);
+  ASSERT_EQ(run.results.size(), 2u);
+  for (const conf::CaseResult& r : run.results) {
+    EXPECT_EQ(r.grade, Grade::kFailShouldReject) << r.case_id << ": " << r.detail;
+  }
 }
 
 // --- Commands, readers, expectations, manifest ---------------------------
@@ -372,14 +405,120 @@ TEST(ConformProcess, MissingExecutableAndArguments) {
   EXPECT_EQ(echo.stdout_text, "a b c\n");
 }
 
-TEST(ConformProcess, StdoutIsCapped) {
+TEST(ConformProcess, StdoutIsCappedAndAnAnswerPastTheCapIsStoppedThere) {
   conf::ProcessLimits limits;
   limits.max_stdout_bytes = 1 << 20;
   conf::ProcessResult run = conf::run_process({STGUARD_FAKE_READER_PATH, "flood", "x"},
                                               std::filesystem::current_path(), limits);
+  EXPECT_EQ(run.status, Status::kOutputOverflow);
+  EXPECT_TRUE(run.stdout_truncated);
+  EXPECT_EQ(run.stdout_text.size(), std::size_t{1} << 20);
+  // Output that is no answer (plain mode, setup commands) is read to the end.
+  limits.stop_at_stdout_cap = false;
+  run = conf::run_process({STGUARD_FAKE_READER_PATH, "flood", "x"}, std::filesystem::current_path(),
+                          limits);
   EXPECT_EQ(run.status, Status::kExited);
   EXPECT_TRUE(run.stdout_truncated);
   EXPECT_EQ(run.stdout_text.size(), std::size_t{1} << 20);
+}
+
+// The capture takes two blocks of two fixed sizes: 64 KiB at the first byte,
+// the whole cap once that is full. Growing by doubling left blocks of every
+// size that split the space of a freed answer (peak RSS up to 15 MB higher
+// over the corpus); reserving the cap at once made a sanitizer build write
+// 16 MiB of shadow per answer (a persistent hunt six times slower).
+TEST(ConformProcess, TheCaptureIsReservedIn64KiBThenTheCap) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::size_t cap = std::size_t{16} << 20;
+  std::string sink;
+  bool truncated = false;
+  ASSERT_EQ(::write(fds[1], "0123456789", 10), 10);
+  ASSERT_TRUE(conf::drain_output(fds[0], sink, cap, truncated));
+  EXPECT_EQ(sink, "0123456789");
+  EXPECT_GE(sink.capacity(), std::size_t{64} << 10);
+  EXPECT_LT(sink.capacity(), std::size_t{1} << 20);
+  const std::string more(60 << 10, 'x');
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(::write(fds[1], more.data(), more.size()), static_cast<ssize_t>(more.size()));
+    while (sink.size() < 10 + more.size() * static_cast<std::size_t>(i + 1)) {
+      ASSERT_TRUE(conf::drain_output(fds[0], sink, cap, truncated));
+    }
+  }
+  EXPECT_GE(sink.capacity(), cap);
+  EXPECT_FALSE(truncated);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+// An adapter that writes its answer without end: before, the runner read
+// and dropped everything past the cap until the timeout, and graded it
+// TIMEOUT. The timeout here is far longer than reading 16 MiB takes, so only
+// reading on past the cap can reach it.
+TEST(ConformProcess, AnEndlessAnswerIsAProtocolErrorAtTheCap) {
+  conf::ProcessLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  conf::ReaderSpec spec;
+  spec.name = "endless";
+  spec.command = {STGUARD_FAKE_READER_PATH, "endless-flood"};
+  spec.working_dir = std::filesystem::current_path();
+  bool interrupted = false;
+  const conf::CaseResult r =
+      conf::run_and_grade(spec, make_case(Verdict::kReject), "/nonexistent", limits, &interrupted);
+  EXPECT_EQ(r.grade, Grade::kProtocolError) << r.detail;
+  EXPECT_NE(r.detail.find("exceeded 16777216 bytes"), std::string::npos) << r.detail;
+  // Plain mode grades the exit status alone: stdout past the cap changes
+  // nothing there (the fake reader's flood exits 0: accept).
+  spec.command = {STGUARD_FAKE_READER_PATH, "flood"};
+  spec.mode = conf::AdapterMode::kPlain;
+  EXPECT_EQ(
+      conf::run_and_grade(spec, make_case(Verdict::kAccept), "/nonexistent", limits, &interrupted)
+          .grade,
+      Grade::kPass);
+}
+
+TEST(ConformProcess, StderrKeepsItsHeadAndTail) {
+  conf::HeadTail small(16);
+  small.append("0123");
+  small.append("4567");
+  EXPECT_EQ(small.text(), "01234567");
+  EXPECT_FALSE(small.truncated());
+  conf::HeadTail kept(16);
+  kept.append("first line\n");
+  for (int i = 0; i < 1000; ++i) kept.append("middle ");
+  kept.append("last one");
+  EXPECT_TRUE(kept.truncated());
+  // 8 bytes of head, 8 of tail, and what was dropped between them counted.
+  const std::size_t total = 11 + 7000 + 8;
+  EXPECT_EQ(kept.text(),
+            "first li\n[... " + std::to_string(total - 16) + " bytes dropped ...]\nlast one");
+  // A tail that would start inside a UTF-8 sequence starts after it.
+  conf::HeadTail utf8(4);
+  utf8.append("ab");
+  utf8.append("xxxx\xC3\xA9z");  // ... "é" "z": the tail's first byte is \xA9
+  EXPECT_EQ(utf8.text(), "ab\n[... 6 bytes dropped ...]\nz");
+  // A head that would end inside one ends before it.
+  conf::HeadTail head(4);
+  head.append("a\xE2\x82\xAC");  // "a€": the head keeps "a" and the euro's first byte
+  head.append("......yz");
+  EXPECT_EQ(head.text(), "a\n[... 9 bytes dropped ...]\nyz");
+}
+
+// A sanitizer's report starts with the line that says what went wrong and
+// ends with its summary: with only the last bytes of a long trace kept, the
+// first line was lost.
+TEST(ConformProcess, ACrashKeepsTheFirstLineOfALongSanitizerReport) {
+  const conf::ProcessResult run = conf::run_process(
+      {STGUARD_FAKE_READER_PATH, "stderr-report", "x"}, std::filesystem::current_path(), {});
+  ASSERT_EQ(run.status, Status::kExited);
+  const conf::CaseResult crash = grade(make_case(Verdict::kReject), run);
+  EXPECT_EQ(crash.grade, Grade::kCrash);
+  EXPECT_NE(crash.reader_error.find("ERROR: AddressSanitizer: heap-buffer-overflow"),
+            std::string::npos)
+      << crash.reader_error.substr(0, 300);
+  EXPECT_NE(crash.reader_error.find("bytes dropped"), std::string::npos);
+  EXPECT_NE(crash.reader_error.find("ABORTING"), std::string::npos);
+  EXPECT_LE(crash.reader_error.size(), std::size_t{9} << 10);
 }
 
 // --- Whole runs with the fake readers ---------------------------------------

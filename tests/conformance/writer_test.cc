@@ -128,6 +128,49 @@ TEST(WriterSpec, ReadsHexAndBase64AndRejectsMalformedSpecs) {
   EXPECT_NE(error.find("not JSON at byte 13: syntax error"), std::string::npos) << error;
 }
 
+// nlohmann's document keeps one of two equal keys: {"name":"a","name":"b"}
+// was written as a tensor "b". A key repeated in any object of a spec is
+// refused, saying where, as adapter answers with duplicate keys are.
+TEST(WriterSpec, ADuplicateKeyAnywhereIsRefusedSayingWhere) {
+  const std::vector<std::pair<std::string, std::string>> specs = {
+      {R"({"tensors": [{"name": "a", "name": "b", "dtype": "U8", "shape": [1], "data_hex": "01"}]})",
+       R"(tensors[0]: duplicate key "name")"},
+      {R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [0], "data_hex": ""},
+                       {"name": "b", "dtype": "U8", "dtype": "F32", "shape": [0], "data_hex": ""}]})",
+       R"(tensors[1]: duplicate key "dtype")"},
+      {R"({"tensors": [], "tensors": []})", R"(duplicate key "tensors")"},
+      {R"({"tensors": [], "metadata": {"k": "a", "\u006b": "b"}})",
+       R"(metadata: duplicate key "k")"},
+      {R"({"tensors": [], "metadata": {"k": {"x": 1, "y": [{}, {"z": 1, "z": 2}]}}})",
+       R"(metadata.k.y[1]: duplicate key "z")"},
+  };
+  for (const auto& [text, message] : specs) {
+    std::string error;
+    EXPECT_FALSE(conf::parse_writer_spec(text, &error).has_value()) << text;
+    EXPECT_EQ(error, message) << text;
+  }
+  // Equal values in different objects are no duplicate; a syntax error
+  // after the spec's objects still reads as one.
+  EXPECT_EQ(parse(R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [1], "data_hex": "01"},
+                                  {"name": "b", "dtype": "U8", "shape": [1], "data_hex": "01"}],
+                     "metadata": {"name": "a"}})")
+                .tensors.size(),
+            2u);
+  std::string error;
+  EXPECT_FALSE(conf::parse_writer_spec(R"({"tensors": [], "metadata": {"k": "v"}} x)", &error));
+  EXPECT_NE(error.find("not JSON at byte"), std::string::npos) << error;
+  // stguard write says so and writes nothing (exit 2: not a spec).
+  const TempDir dir;
+  const std::string spec = write_text(
+      dir, "twice.json",
+      R"({"tensors": [{"name": "a", "name": "b", "dtype": "U8", "shape": [1], "data_hex": "01"}]})");
+  const std::string out = (dir.path() / "out.safetensors").string();
+  const stguard_test::CliRun run = run_cli({"write", spec, out});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find(R"(tensors[0]: duplicate key "name")"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // ---- the grader on hand-made runs --------------------------------------
 
 conf::ProcessResult exited(std::string stdout_text) {
@@ -219,6 +262,34 @@ TEST(WriterGrade, VerdictFailuresCrashesTimeoutsAndProtocolErrors) {
   }
   // "written" and no file.
   EXPECT_EQ(grade(true, exited(R"({"outcome":"written"})"), {}).grade, conf::Grade::kProtocolError);
+}
+
+// A writer's answer is read as a reader's is (conformance/runner/answer.h):
+// strictly, and in bounded memory, never as a document tree (a writer that
+// printed 110,000 objects cost the runner 250 MB). The strictness shows
+// that: duplicate keys and nesting past the limit were taken before.
+TEST(WriterGrade, AnswersAreReadStrictlyAndBoundedAsReadersAnswersAre) {
+  const conf::CaseResult twice =
+      grade(false, exited(R"({"outcome":"refused","outcome":"written"})"), canonical_file());
+  EXPECT_EQ(twice.grade, conf::Grade::kProtocolError);
+  EXPECT_NE(twice.detail.find("duplicate key \"outcome\""), std::string::npos) << twice.detail;
+  const std::string deep =
+      R"({"outcome":"refused","x":)" + std::string(80, '[') + std::string(80, ']') + "}";
+  const conf::CaseResult nested = grade(false, exited(deep), {});
+  EXPECT_EQ(nested.grade, conf::Grade::kProtocolError);
+  EXPECT_NE(nested.detail.find("nests deeper"), std::string::npos) << nested.detail;
+  EXPECT_EQ(grade(false, exited(R"({"outcome":"refused","reason":3})"), {}).grade,
+            conf::Grade::kProtocolError);
+  EXPECT_EQ(grade(false, exited(R"({"outcome":"refused","reason":"DUPLICATE_KEY"})"), {}).grade,
+            conf::Grade::kPass);
+  // Past the stdout cap the writer was killed: a protocol error, whatever
+  // it had written.
+  conf::ProcessResult overflow = exited(R"({"outcome":"refused"})");
+  overflow.status = conf::ProcessResult::Status::kOutputOverflow;
+  overflow.stdout_truncated = true;
+  const conf::CaseResult killed = grade(false, overflow, {});
+  EXPECT_EQ(killed.grade, conf::Grade::kProtocolError);
+  EXPECT_NE(killed.detail.find("exceeded"), std::string::npos) << killed.detail;
 }
 
 TEST(WriterGrade, LintsWarnButPass) {

@@ -86,7 +86,7 @@ TEST(HuntBundled, ASeededHuntAgainstSafetensorsNpmFindsReproducibleBuckets) {
     const std::optional<hunt::Divergence> kind = hunt::divergence_of(answer->grade);
     ASSERT_TRUE(kind) << answer->detail;
     EXPECT_EQ(hunt::divergence_name(*kind), finding["kind"].get<std::string>());
-    EXPECT_EQ(hunt::make_signature(*kind, oracle, *answer).bucket(),
+    EXPECT_EQ(hunt::make_signature(*kind, oracle, *answer, bytes).bucket(),
               finding["bucket"].get<std::string>());
   }
 }

@@ -3,13 +3,17 @@
 // that tensors overlap). A fixed-seed hunt finds the overlap bucket with a
 // small minimised file; the same seed and --runs give the same findings;
 // promoting the bucket and building the corpus makes a case on which
-// `stguard conform` grades that reader FAIL_SHOULD_REJECT.
+// `stguard conform` grades that reader FAIL_SHOULD_REJECT. Against a reader
+// that prints names unquoted and crashes with sanitizer reports, buckets
+// follow the messages' shape and the crashes' cause.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,6 +107,57 @@ TEST(HuntEndToEnd, TheSameSeedAndRunsGiveTheSameFindings) {
   EXPECT_EQ(findings, read_text(dir.path() / "second" / "findings.jsonl"));
   EXPECT_EQ(read_text(dir.path() / "first" / "cases.txt"),
             read_text(dir.path() / "second" / "cases.txt"));
+}
+
+// A reader that prints the file's tensor names unquoted and crashes, with a
+// sanitizer report, on two root causes whatever else the file breaks
+// (stguard_fake_reader names-and-crashes). Before, its messages made a
+// bucket per name pair (15 rejects-valid buckets in this hunt), and its
+// crashes a bucket per pair of stguard reasons, both causes merged under
+// "exit status 1" (55 buckets), the report itself nowhere in findings.jsonl.
+TEST(HuntEndToEnd, NamesDoNotSplitBucketsAndCrashesAreKeyedByTheirCause) {
+  const TempDir dir;
+  const fs::path out = dir.path() / "hunt";
+  const CliRun run = run_cli(
+      {"hunt", "--adapter", std::string("'") + STGUARD_FAKE_READER_PATH + "' names-and-crashes",
+       "--name", "names-and-crashes", "--runs", "1500", "--seed", "5", "-j", "2", "--minimise-runs",
+       "20", "--corpus", STGUARD_CORPUS_DIR, "--out", out.string(), "-q"});
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  std::map<std::string, nlohmann::json> crashes;  // by crash state
+  std::set<std::string> rejects;                  // reader_error of rejects-valid buckets
+  std::ifstream in(out / "findings.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j["kind"] == "crash") {
+      EXPECT_TRUE(crashes.emplace(j["reader_error"].get<std::string>(), j).second) << line;
+    } else {
+      ASSERT_EQ(j["kind"], "rejects-valid") << line;
+      EXPECT_TRUE(j.at("stderr").is_null()) << line;
+      EXPECT_TRUE(rejects.insert(j["reader_error"].get<std::string>()).second) << line;
+    }
+  }
+  // The reader's three messages with the names blanked; a name that is
+  // empty leaves a message of another shape.
+  const std::set<std::string> shapes = {"no tensors", "tensor _ is not aligned",
+                                        "offsets for _ _ overlap", "tensor is not aligned",
+                                        "offsets for _ overlap"};
+  EXPECT_FALSE(rejects.empty());
+  for (const std::string& message : rejects) EXPECT_TRUE(shapes.count(message)) << message;
+  ASSERT_EQ(crashes.size(), 2u) << read_text(out / "findings.jsonl");
+  const auto metadata =
+      crashes.find("heap-buffer-overflow READ in parse_metadata, read_header, main");
+  const auto shape = crashes.find("SEGV READ in shape_product, read_entry, read_header");
+  ASSERT_NE(metadata, crashes.end());
+  ASSERT_NE(shape, crashes.end());
+  for (const auto& [state, j] : crashes) {
+    const std::string stderr_text = j.at("stderr").get<std::string>();
+    EXPECT_NE(stderr_text.find("==ERROR: AddressSanitizer: "), std::string::npos) << stderr_text;
+    EXPECT_NE(stderr_text.find("==ABORTING"), std::string::npos) << stderr_text;
+    EXPECT_GT(j["hits"].get<int>(), 1);
+  }
+  // The long report kept its head and tail.
+  EXPECT_NE(metadata->second.at("stderr").get<std::string>().find("bytes dropped"),
+            std::string::npos);
 }
 
 TEST(HuntEndToEnd, ARightReaderHasNoFindings) {

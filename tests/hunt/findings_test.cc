@@ -149,10 +149,16 @@ TEST(HuntFindings, FindingsLinesCarryTheListedFields) {
   EXPECT_EQ(line["file"], "findings/x.safetensors");
   EXPECT_EQ(line["size"], b.file.size());
 
+  EXPECT_TRUE(line.at("stderr").is_null());
+
   Bucket crash = sample_buckets()[0];
   const nlohmann::json c = nlohmann::json::parse(stguard::hunt::findings_line(crash, "f"));
   EXPECT_TRUE(c["strict_reason"].is_null());
   EXPECT_TRUE(c["reader_verdict"].is_null());
+  // A crash's own account, which the bucket's key alone does not give.
+  crash.stderr_text = "==9==ERROR: AddressSanitizer: SEGV on unknown address\n...";
+  EXPECT_EQ(nlohmann::json::parse(stguard::hunt::findings_line(crash, "f")).at("stderr"),
+            crash.stderr_text);
 }
 
 // Writes the buckets as a hunt of reader "fake" into `dir`.

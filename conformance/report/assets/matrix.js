@@ -24,7 +24,8 @@
     var cell = c.cells[r];
     var lines = [readers[r].name + ': ' + gradeLabel(cell),
       c.id + '  (expected: ' + c.expected + ', reader said: ' + (cell[2] || 'nothing') + ')'];
-    if (cell[3]) lines.push('reader error: ' + cell[3]);
+    var who = readers[r].mode === 'writer' ? 'writer' : 'reader';
+    if (cell[3]) lines.push(who + ' error: ' + cell[3]);
     if (cell[4]) lines.push('detail: ' + cell[4]);
     if (c.description) lines.push('', c.description);
     if (c.tags.length) lines.push('tags: ' + c.tags.join(', '));
@@ -234,7 +235,7 @@
       }
       box.appendChild(head);
       if (cell && cell[3]) {
-        box.appendChild(el('div', 'lbl', "reader's error"));
+        box.appendChild(el('div', 'lbl', (r.mode === 'writer' ? "writer's" : "reader's") + ' error'));
         box.appendChild(el('pre', '', cell[3]));
       }
       if (cell && cell[4]) {
