@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/file_io.h"
-#include "base/output.h"
 #include "base/json.h"
+#include "base/output.h"
 #include "base/text.h"
 #include "command.h"
 #include "conformance/writers/spec.h"

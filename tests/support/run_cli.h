@@ -92,7 +92,7 @@ inline CliRun run_cli(const std::vector<std::string>& args,
 
 // How run_cli_as runs the command, beyond run_cli's environment.
 struct CliRunOptions {
-  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::pair<std::string, std::string>> env = {};
   // Run as an unprivileged user (nobody) when the test runs as root, so that
   // permission checks apply as to ordinary users (and a regression cannot
   // harm the machine's own files).
@@ -102,8 +102,8 @@ struct CliRunOptions {
   rlim_t file_size_limit = 0;
   // stdout goes here instead of a capture file (e.g. "/dev/full"); out is
   // then empty.
-  std::string stdout_path;
-  std::string working_dir;  // "" for this process's
+  std::string stdout_path = {};
+  std::string working_dir = {};  // "" for this process's
 };
 
 // As run_cli, with the options above (fork and exec, so that the child can
