@@ -41,35 +41,28 @@ std::size_t read_at(int fd, void* buffer, std::size_t length, std::uint64_t offs
   return got;
 }
 
-std::string read_fd(int fd, std::uint64_t max_bytes, std::string* out) {
+Result<std::string> read_fd(int fd, std::uint64_t max_bytes) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return "fstat failed: " + errno_text(errno);
-  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (::fstat(fd, &st) != 0) return io_failure("fstat failed: " + errno_text(errno));
+  if (!S_ISREG(st.st_mode)) return io_failure("not a regular file");
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > max_bytes) {
-    return "too large: " + std::to_string(size) + " bytes (limit " + std::to_string(max_bytes) +
-           ")";
+    return io_failure("too large: " + std::to_string(size) + " bytes (limit " +
+                      std::to_string(max_bytes) + ")");
   }
-  out->assign(static_cast<std::size_t>(size), '\0');
+  std::string text(static_cast<std::size_t>(size), '\0');
   int err = 0;
-  out->resize(read_at(fd, out->data(), out->size(), 0, &err));
-  if (err != 0) return "read failed: " + errno_text(err);
-  return {};
+  text.resize(read_at(fd, text.data(), text.size(), 0, &err));
+  if (err != 0) return io_failure("read failed: " + errno_text(err));
+  return text;
 }
 
-std::optional<std::string> read_file(const std::filesystem::path& path, std::string* error,
-                                     std::uint64_t max_bytes) {
+Result<std::string> read_file(const std::filesystem::path& path, std::uint64_t max_bytes) {
   const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  std::string why;
-  std::string text;
-  if (!fd) {
-    why = errno_text(errno);
-  } else {
-    why = read_fd(fd.get(), max_bytes, &text);
-  }
-  if (why.empty()) return text;
-  if (error != nullptr) *error = "cannot read " + path.string() + ": " + why;
-  return std::nullopt;
+  if (!fd) return io_failure("cannot read " + path.string() + ": " + errno_text(errno));
+  Result<std::string> text = read_fd(fd.get(), max_bytes);
+  if (!text) return text.error().in("cannot read " + path.string());
+  return text;
 }
 
 }  // namespace stguard::base

@@ -1,9 +1,9 @@
 // base/file_io.h: file descriptors and whole-file reads and writes, written
 // once for the project.
 //
-//   std::string error;
-//   std::optional<std::string> text = stguard::base::read_file("manifest.json", &error);
-//   if (!text) die(error);  // "cannot open manifest.json: No such file or directory"
+//   stguard::base::Result<std::string> text = stguard::base::read_file("manifest.json");
+//   if (!text) die(text.error().message);  // "cannot read manifest.json: No such file or
+//   directory"
 //
 //   stguard::base::UniqueFd fd(::open(...));
 //   std::size_t got = stguard::base::read_at(fd.get(), buf, len, offset, &err);
@@ -12,10 +12,11 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include "base/failure.h"
 
 namespace stguard::base {
 
@@ -49,15 +50,13 @@ std::size_t read_at(int fd, void* buffer, std::size_t length, std::uint64_t offs
 // recipes, indexes and reports are far smaller.
 inline constexpr std::uint64_t kDefaultMaxReadBytes = std::uint64_t{256} << 20;
 
-// Reads the whole regular file open on `fd` into *out. Returns "" on success,
-// else why not ("not a regular file", "too large: N bytes (limit M)",
-// "read failed: ...").
-std::string read_fd(int fd, std::uint64_t max_bytes, std::string* out);
+// Reads the whole regular file open on `fd`. Fails with why not ("not a
+// regular file", "too large: N bytes (limit M)", "read failed: ...").
+Result<std::string> read_fd(int fd, std::uint64_t max_bytes);
 
-// Reads the whole regular file at `path`. nullopt on failure, with *error
-// (when not null) set to "cannot read PATH: why".
-std::optional<std::string> read_file(const std::filesystem::path& path, std::string* error,
-                                     std::uint64_t max_bytes = kDefaultMaxReadBytes);
+// Reads the whole regular file at `path`. Fails with "cannot read PATH: why".
+Result<std::string> read_file(const std::filesystem::path& path,
+                              std::uint64_t max_bytes = kDefaultMaxReadBytes);
 
 // strerror(err) as a std::string.
 std::string errno_text(int err);

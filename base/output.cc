@@ -175,18 +175,13 @@ void remove_temporary_outputs() noexcept {
   }
 }
 
-std::optional<OutputFile> OutputFile::open(const fs::path& path, std::string* error,
-                                           unsigned new_file_mode) {
+Result<OutputFile> OutputFile::open(const fs::path& path, unsigned new_file_mode) {
   OutputFile out;
   out.path_ = path;
-  const auto refuse = [&](int err) -> std::optional<OutputFile> {
-    out.fail(err, error);
-    return std::nullopt;
-  };
-  const auto refuse_because = [&](std::string_view why) -> std::optional<OutputFile> {
-    if (error != nullptr) *error = "cannot write " + path.string() + ": " + std::string(why);
+  const auto refuse = [&](int err) -> Result<OutputFile> { return out.fail(err); };
+  const auto refuse_because = [&](std::string_view why) -> Result<OutputFile> {
     out.failed_ = true;
-    return std::nullopt;
+    return io_failure("cannot write " + path.string() + ": " + std::string(why));
   };
   if (path.empty()) return refuse_because("an empty path");
   Resolved resolved;
@@ -264,15 +259,14 @@ void OutputFile::discard() noexcept {
   unregister_temporary(std::exchange(registration_, -1));
 }
 
-bool OutputFile::fail(int err, std::string* error) {
-  if (error != nullptr) *error = "cannot write " + path_.string() + ": " + errno_text(err);
+Failure OutputFile::fail(int err) {
   failed_ = true;
   discard();
-  return false;
+  return io_failure("cannot write " + path_.string() + ": " + errno_text(err));
 }
 
-bool OutputFile::write(std::string_view bytes, std::string* error) {
-  if (failed_ || fd_ < 0) return fail(EBADF, error);
+Result<void> OutputFile::write(std::string_view bytes) {
+  if (failed_ || fd_ < 0) return fail(EBADF);
   if (!owned_) {
     std::cout.flush();
     std::cerr.flush();
@@ -282,33 +276,34 @@ bool OutputFile::write(std::string_view bytes, std::string* error) {
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(errno, error);
+    if (n < 0) return fail(errno);
     done += static_cast<std::size_t>(n);
   }
-  return true;
+  return {};
 }
 
-bool OutputFile::commit(std::string* error) {
-  if (failed_ || fd_ < 0) return fail(EBADF, error);
+Result<void> OutputFile::commit() {
+  if (failed_ || fd_ < 0) return fail(EBADF);
   if (owned_) {
     // close() is where some file systems report a write that failed late.
     const int fd = owned_.release();
     fd_ = -1;
-    if (::close(fd) != 0 && errno != EINTR) return fail(errno, error);
+    if (::close(fd) != 0 && errno != EINTR) return fail(errno);
   }
   fd_ = -1;
   if (!temporary_.empty()) {
-    if (::rename(temporary_.c_str(), target_.c_str()) != 0) return fail(errno, error);
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) return fail(errno);
     temporary_.clear();
     unregister_temporary(std::exchange(registration_, -1));
   }
-  return true;
+  return {};
 }
 
-bool write_file(const fs::path& path, std::string_view bytes, std::string* error,
-                unsigned new_file_mode) {
-  std::optional<OutputFile> out = OutputFile::open(path, error, new_file_mode);
-  return out && out->write(bytes, error) && out->commit(error);
+Result<void> write_file(const fs::path& path, std::string_view bytes, unsigned new_file_mode) {
+  Result<OutputFile> out = OutputFile::open(path, new_file_mode);
+  if (!out) return std::move(out).error();
+  if (Result<void> wrote = out->write(bytes); !wrote) return wrote;
+  return out->commit();
 }
 
 }  // namespace stguard::base

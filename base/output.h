@@ -1,16 +1,17 @@
 // base/output.h: the one way stguard writes a file the user named (a report,
 // `stguard write OUT`, a corpus or hunt file), written once for the project.
 //
-//   std::string error;
-//   if (!stguard::base::write_file("junit.xml", text, &error)) {
-//     std::cerr << error << "\n";  // "cannot write junit.xml: No space left on device"
+//   if (stguard::base::Result<void> w = stguard::base::write_file("junit.xml", text); !w) {
+//     std::cerr << w.error().message << "\n";  // "cannot write junit.xml: No space left on device"
 //     return 2;
 //   }
 //
 //   // Or piece by piece; nothing is at the path until commit():
-//   std::optional<stguard::base::OutputFile> out =
-//       stguard::base::OutputFile::open("big.jsonl", &error);
-//   if (!out || !out->write(line, &error) || !out->commit(&error)) fail(error);
+//   stguard::base::Result<stguard::base::OutputFile> out =
+//       stguard::base::OutputFile::open("big.jsonl");
+//   if (!out) ...;
+//   if (auto w = out->write(line); !w) ...;
+//   if (auto c = out->commit(); !c) ...;
 //
 // What happens depends on what the path is when the write starts:
 //   - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N (or a link to
@@ -51,7 +52,6 @@
 #define STGUARD_BASE_OUTPUT_H_
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -61,10 +61,9 @@ namespace stguard::base {
 
 class OutputFile {
  public:
-  // Starts writing `path` (see above). nullopt, with *error (when not null)
-  // set, when it cannot be written at all.
-  static std::optional<OutputFile> open(const std::filesystem::path& path, std::string* error,
-                                        unsigned new_file_mode = 0666);
+  // Starts writing `path` (see above). Fails when it cannot be written at
+  // all.
+  static Result<OutputFile> open(const std::filesystem::path& path, unsigned new_file_mode = 0666);
 
   OutputFile(OutputFile&& other) noexcept;
   OutputFile& operator=(OutputFile&&) = delete;
@@ -73,22 +72,22 @@ class OutputFile {
   // Uncommitted: removes the temporary file; the path keeps what it held.
   ~OutputFile();
 
-  // Appends `bytes`. False with *error set when the system refused them
-  // (the OutputFile is then good only for destruction).
-  bool write(std::string_view bytes, std::string* error);
+  // Appends `bytes`. Fails when the system refused them (the OutputFile is
+  // then good only for destruction).
+  Result<void> write(std::string_view bytes);
 
   // Puts the written bytes in place: renames the temporary file over the
-  // target, or closes the device or FIFO. False with *error set on failure
-  // (a close that reports a delayed write error counts); the temporary file
-  // is removed then.
-  bool commit(std::string* error);
+  // target, or closes the device or FIFO. Fails when that fails (a close
+  // that reports a delayed write error counts); the temporary file is
+  // removed then.
+  Result<void> commit();
 
   // The path as given to open(), for messages.
   const std::filesystem::path& path() const noexcept { return path_; }
 
  private:
   OutputFile() = default;
-  bool fail(int err, std::string* error);
+  Failure fail(int err);
   void discard() noexcept;
 
   std::filesystem::path path_;       // as given
@@ -101,9 +100,9 @@ class OutputFile {
 };
 
 // Writes `bytes` as the whole content of `path`: OutputFile::open, write,
-// commit. True on success; false with *error (when not null) set otherwise.
-bool write_file(const std::filesystem::path& path, std::string_view bytes, std::string* error,
-                unsigned new_file_mode = 0666);
+// commit.
+Result<void> write_file(const std::filesystem::path& path, std::string_view bytes,
+                        unsigned new_file_mode = 0666);
 
 // Unlinks every temporary file an OutputFile of this process has made and
 // not yet renamed or removed. Async-signal-safe.

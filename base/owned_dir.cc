@@ -35,16 +35,11 @@ int emptiness(const fs::path& dir) {
 
 }  // namespace
 
-std::optional<OwnedDir> OwnedDir::claim(const fs::path& dir, std::string_view command,
-                                        std::string* error) {
-  const auto refuse = [&](const std::string& why) -> std::optional<OwnedDir> {
-    *error = dir.string() + ": " + why;
-    return std::nullopt;
+Result<OwnedDir> OwnedDir::claim(const fs::path& dir, std::string_view command) {
+  const auto refuse = [&](const std::string& why) -> Result<OwnedDir> {
+    return fail(dir.string() + ": " + why);
   };
-  if (dir.empty()) {
-    *error = "an empty folder name";
-    return std::nullopt;
-  }
+  if (dir.empty()) return fail("an empty folder name");
   OwnedDir owned;
   owned.dir_ = dir;
   owned.command_ = command;
@@ -76,16 +71,15 @@ std::optional<OwnedDir> OwnedDir::claim(const fs::path& dir, std::string_view co
                     "folder");
     }
     owned.fresh_ = true;
-    if (!owned.save(error)) return std::nullopt;
+    if (Result<void> saved = owned.save(); !saved) return saved.error();
     return owned;
   }
   if (!S_ISREG(marker_st.st_mode)) {
     return refuse(std::string(kOwnedMarker) +
                   " is not a file stguard wrote; leaving the folder alone");
   }
-  std::string why;
-  const std::optional<std::string> text = read_file(marker, &why, kMaxMarkerBytes);
-  if (!text) return refuse(why);
+  const Result<std::string> text = read_file(marker, kMaxMarkerBytes);
+  if (!text) return text.error().in(dir.string());
   const nlohmann::json json = nlohmann::json::parse(*text, nullptr, false);
   const auto malformed = [&] {
     return refuse(std::string(kOwnedMarker) +
@@ -100,15 +94,13 @@ std::optional<OwnedDir> OwnedDir::claim(const fs::path& dir, std::string_view co
     return refuse("made by `" + owner + "`, not `" + made_by(command) + "`: give another folder");
   }
   for (const auto& [name, digest] : json["files"].items()) {
-    if (!digest.is_string() || !safe_relative_name(name, nullptr)) return malformed();
+    if (!digest.is_string() || !safe_relative_name(name)) return malformed();
     owned.files_[name] = digest.get<std::string>();
   }
   if (json.contains("dirs")) {
     if (!json["dirs"].is_array()) return malformed();
     for (const auto& name : json["dirs"]) {
-      if (!name.is_string() || !safe_relative_name(name.get<std::string>(), nullptr)) {
-        return malformed();
-      }
+      if (!name.is_string() || !safe_relative_name(name.get<std::string>())) return malformed();
       owned.dirs_.insert(name.get<std::string>());
     }
   }
@@ -116,7 +108,7 @@ std::optional<OwnedDir> OwnedDir::claim(const fs::path& dir, std::string_view co
   return owned;
 }
 
-bool OwnedDir::make_parents(const std::string& relative, std::string* error) {
+Result<void> OwnedDir::make_parents(const std::string& relative) {
   bool added = false;
   std::string prefix;
   for (std::size_t slash = relative.find('/'); slash != std::string::npos;
@@ -125,66 +117,59 @@ bool OwnedDir::make_parents(const std::string& relative, std::string* error) {
     const fs::path full = dir_ / prefix;
     struct stat st {};
     if (::lstat(full.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) {
-        *error = full.string() + ": not a directory stguard made";
-        return false;
-      }
+      if (!S_ISDIR(st.st_mode)) return fail(full.string() + ": not a directory stguard made");
       continue;
     }
     if (::mkdir(full.c_str(), 0777) != 0) {
-      *error = "cannot create " + full.string() + ": " + errno_text(errno);
-      return false;
+      return fail("cannot create " + full.string() + ": " + errno_text(errno));
     }
     added |= dirs_.insert(prefix).second;
   }
-  return !added || save(error);
+  if (!added) return {};
+  return save();
 }
 
-std::optional<OwnedDir::Wrote> OwnedDir::write(std::string_view relative, std::string_view bytes,
-                                               std::string* error) {
-  std::string why;
-  const std::optional<std::string> name = safe_relative_name(relative, &why);
-  if (!name) {
-    *error = "not a name below " + dir_.string() + ": " + why;
-    return std::nullopt;
-  }
+Result<OwnedDir::Wrote> OwnedDir::write(std::string_view relative, std::string_view bytes) {
+  const Result<std::string> name = safe_relative_name(relative);
+  if (!name) return name.error().in("not a name below " + dir_.string());
   const fs::path full = dir_ / *name;
   const std::string digest = sha256_hex(bytes);
   struct stat st {};
   if (::lstat(full.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {
-      *error = full.string() + ": not a file stguard made (" +
-               (S_ISLNK(st.st_mode)   ? "a symbolic link"
-                : S_ISDIR(st.st_mode) ? "a directory"
-                                      : "not a file") +
-               "); leaving it alone";
-      return std::nullopt;
+      return fail(full.string() + ": not a file stguard made (" +
+                  (S_ISLNK(st.st_mode)   ? "a symbolic link"
+                   : S_ISDIR(st.st_mode) ? "a directory"
+                                         : "not a file") +
+                  "); leaving it alone");
     }
-    const std::optional<std::string> old = read_file(full, nullptr, bytes.size());
+    const Result<std::string> old = read_file(full, bytes.size());
     if (old && *old == bytes) {
       // Adopted when it was not listed: it holds exactly what would be written.
-      const auto [at, added] = files_.insert_or_assign(*name, digest);
-      (void)at;
-      if (added && !save(error)) return std::nullopt;
+      const bool added = files_.insert_or_assign(*name, digest).second;
+      if (added) {
+        if (Result<void> saved = save(); !saved) return saved.error();
+      }
       return Wrote::kUnchanged;
     }
     if (!made(*name)) {
-      *error = full.string() + ": stguard did not make this file; not overwriting it";
-      return std::nullopt;
+      return fail(full.string() + ": stguard did not make this file; not overwriting it");
     }
   }
-  if (!make_parents(*name, error)) return std::nullopt;
+  if (Result<void> parents = make_parents(*name); !parents) return parents.error();
   // Listed on disk before it exists, so an interrupted command leaves it
   // listed (never deleted unless it holds what the marker says).
   const bool listed = made(*name);
   files_[*name] = digest;
-  if (!listed && !save(error)) return std::nullopt;
-  if (!write_file(full, bytes, error)) return std::nullopt;
+  if (!listed) {
+    if (Result<void> saved = save(); !saved) return saved.error();
+  }
+  if (Result<void> wrote = write_file(full, bytes); !wrote) return wrote.error();
   return Wrote::kWritten;
 }
 
-bool OwnedDir::remove_stale(const std::set<std::string>& keep, std::vector<std::string>* removed,
-                            std::vector<std::string>* kept_changed, std::string* error) {
+Result<OwnedDir::Stale> OwnedDir::remove_stale(const std::set<std::string>& keep) {
+  Stale stale;
   for (auto it = files_.begin(); it != files_.end();) {
     const std::string& name = it->first;
     if (keep.count(name) != 0) {
@@ -197,20 +182,21 @@ bool OwnedDir::remove_stale(const std::set<std::string>& keep, std::vector<std::
       it = files_.erase(it);
       continue;
     }
-    std::string why;
-    const std::optional<std::string> bytes =
-        S_ISREG(st.st_mode) ? read_file(full, &why) : std::nullopt;
-    if (!bytes || sha256_hex(*bytes) != it->second) {
-      kept_changed->push_back(name);
+    const bool unchanged = S_ISREG(st.st_mode) && [&] {
+      const Result<std::string> bytes = read_file(full);
+      return bytes && sha256_hex(*bytes) == it->second;
+    }();
+    if (!unchanged) {
+      stale.kept_changed.push_back(name);
       it = files_.erase(it);
       continue;
     }
     if (::unlink(full.c_str()) != 0) {
-      kept_changed->push_back(name + " (" + errno_text(errno) + ")");
+      stale.kept_changed.push_back(name + " (" + errno_text(errno) + ")");
       ++it;
       continue;
     }
-    removed->push_back(name);
+    stale.removed.push_back(name);
     it = files_.erase(it);
   }
   // Deepest first, so that a parent emptied by its child's removal goes too.
@@ -227,10 +213,11 @@ bool OwnedDir::remove_stale(const std::set<std::string>& keep, std::vector<std::
       dirs_.erase(name);
     }
   }
-  return save(error);
+  if (Result<void> saved = save(); !saved) return saved.error();
+  return stale;
 }
 
-bool OwnedDir::save(std::string* error) const {
+Result<void> OwnedDir::save() const {
   nlohmann::ordered_json json;
   json["made_by"] = made_by(command_);
   json["about"] =
@@ -242,7 +229,7 @@ bool OwnedDir::save(std::string* error) const {
   for (const auto& [name, digest] : files_) json["files"][name] = digest;
   return write_file(
       dir_ / kOwnedMarker,
-      json.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n", error);
+      json.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace stguard::base

@@ -1,13 +1,12 @@
 // base/owned_dir.h: folders a command fills and later cleans (`corpus build
 // --out`, `hunt --out`), and the rule that stguard deletes only what it made.
 //
-//   std::string error;
-//   std::optional<stguard::base::OwnedDir> dir =
-//       stguard::base::OwnedDir::claim("corpus", "corpus build", &error);
-//   if (!dir) die(error);   // e.g. "corpus is not empty and was not made by ..."
-//   dir->write("layout/gap.safetensors", bytes, &error);
-//   dir->remove_stale(names_written_this_time, &removed, &kept, &error);
-//   dir->save(&error);
+//   stguard::base::Result<stguard::base::OwnedDir> dir =
+//       stguard::base::OwnedDir::claim("corpus", "corpus build");
+//   if (!dir) die(dir.error().message);   // "corpus: not empty, and not made by ..."
+//   dir->write("layout/gap.safetensors", bytes);
+//   dir->remove_stale(names_written_this_time);   // what an earlier run made, gone now
+//   dir->save();
 //
 // A folder is claimed when it does not exist yet (it is created), is empty,
 // or holds the marker `.stguard-owned.json` that the same command wrote. Any
@@ -28,12 +27,12 @@
 
 #include <filesystem>
 #include <map>
-#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
 #include "base/file_io.h"
 
 namespace stguard::base {
@@ -43,11 +42,10 @@ inline constexpr std::string_view kOwnedMarker = ".stguard-owned.json";
 
 class OwnedDir {
  public:
-  // Claims `dir` for `command` ("corpus build", "hunt"). nullopt with
-  // *error set when it is taken by something else, cannot be created, or its
-  // marker is unreadable or another command's.
-  static std::optional<OwnedDir> claim(const std::filesystem::path& dir, std::string_view command,
-                                       std::string* error);
+  // Claims `dir` for `command` ("corpus build", "hunt"). Fails when it is
+  // taken by something else, cannot be created, or its marker is unreadable
+  // or another command's.
+  static Result<OwnedDir> claim(const std::filesystem::path& dir, std::string_view command);
 
   const std::filesystem::path& path() const noexcept { return dir_; }
   // True when the folder was created, or empty, when claimed.
@@ -56,32 +54,34 @@ class OwnedDir {
   enum class Wrote { kWritten, kUnchanged };
   // Writes `bytes` to `relative` (a relative name, "/"-separated, no ".."),
   // making the directories it needs. An existing file that already holds
-  // exactly `bytes` is left as it is (kUnchanged). nullopt with *error set
-  // when the name is not below the folder, when something stguard did not
-  // make is at that name (a file the marker does not list, holding other
-  // bytes; a link; a directory), or when the write fails.
-  std::optional<Wrote> write(std::string_view relative, std::string_view bytes, std::string* error);
+  // exactly `bytes` is left as it is (kUnchanged). Fails when the name is
+  // not below the folder, when something stguard did not make is at that
+  // name (a file the marker does not list, holding other bytes; a link; a
+  // directory), or when the write fails.
+  Result<Wrote> write(std::string_view relative, std::string_view bytes);
 
   // True when the marker lists `relative` as made here.
   bool made(std::string_view relative) const { return files_.count(std::string(relative)) != 0; }
   // The files the marker lists, by name.
   const std::map<std::string, std::string>& files() const noexcept { return files_; }
 
+  struct Stale {
+    std::vector<std::string> removed;       // listed, not kept, unchanged: deleted
+    std::vector<std::string> kept_changed;  // listed, not kept, but changed: left
+  };
   // Removes the listed files that are not in `keep` and still hold what was
-  // written (those go to *removed), then the listed directories left empty.
-  // A listed file that changed since is left in place and no longer listed
-  // (*kept_changed); one that is gone is no longer listed. False with *error
-  // when the marker cannot be saved (a file that cannot be removed stays
-  // listed and goes to *kept_changed with the reason).
-  bool remove_stale(const std::set<std::string>& keep, std::vector<std::string>* removed,
-                    std::vector<std::string>* kept_changed, std::string* error);
+  // written, then the listed directories left empty. A listed file that
+  // changed since is left in place and no longer listed; one that is gone is
+  // no longer listed; one that cannot be removed stays listed (kept_changed,
+  // with the reason). Fails when the marker cannot be saved.
+  Result<Stale> remove_stale(const std::set<std::string>& keep);
 
   // Writes the marker as it now stands.
-  bool save(std::string* error) const;
+  Result<void> save() const;
 
  private:
   OwnedDir() = default;
-  bool make_parents(const std::string& relative, std::string* error);
+  Result<void> make_parents(const std::string& relative);
 
   std::filesystem::path dir_;
   std::string command_;

@@ -2,11 +2,8 @@
 
 namespace stguard::base {
 
-std::optional<std::string> safe_relative_name(std::string_view name, std::string* why) {
-  const auto reject = [&](const char* reason) -> std::optional<std::string> {
-    if (why != nullptr) *why = reason;
-    return std::nullopt;
-  };
+Result<std::string> safe_relative_name(std::string_view name) {
+  const auto reject = [](const char* reason) -> Result<std::string> { return fail(reason); };
   if (name.empty()) return reject("empty name");
   if (name.find('\0') != std::string_view::npos) return reject("contains a NUL byte");
   if (name.find('\\') != std::string_view::npos) return reject("contains a backslash");

@@ -46,9 +46,8 @@ struct AdapterArgs {
 };
 
 int run_adapter(const Command& command, const AdapterArgs& args) {
-  std::string error;
-  const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
-  if (!options) return usage_error(command, error);
+  const base::Result<ParseOptions> options = to_parse_options(args.parse);
+  if (!options) return usage_error(command, options.error().message);
   if (args.files.size() != 1) return usage_error(command, "expected one FILE");
 
   // Read, not mapped: the tensor bytes are all hashed, and a file truncated

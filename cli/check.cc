@@ -93,9 +93,8 @@ void print_json(const std::string& file, Profile profile, const Result<HeaderSum
 }
 
 int run_check(const Command& command, const CheckArgs& args) {
-  std::string error;
-  const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
-  if (!options) return usage_error(command, error);
+  const base::Result<ParseOptions> options = to_parse_options(args.parse);
+  if (!options) return usage_error(command, options.error().message);
   if (args.files.empty()) return usage_error(command, "no FILE given");
 
   int exit_code = kExitOk;

@@ -190,7 +190,7 @@ struct ConformOptions {
 };
 
 // Pairs each --name and --plain with the --adapter before it.
-bool order_readers(const CLI::App& app, ConformArgs& args, std::string* error) {
+base::Result<void> order_readers(const CLI::App& app, ConformArgs& args) {
   std::size_t adapter = 0;
   std::size_t name = 0;
   std::size_t reader = 0;
@@ -209,13 +209,12 @@ bool order_readers(const CLI::App& app, ConformArgs& args, std::string* error) {
       args.ordered.push_back({ReaderArg::Kind::kDir, args.readers[reader++], "", false});
     } else if (which == "--name" || which == "--plain") {
       if (args.ordered.empty() || args.ordered.back().kind != ReaderArg::Kind::kAdapter) {
-        *error = which == "--name" ? "--name names the --adapter or --writer given before it"
-                                   : "--plain applies to the --adapter given before it";
-        return false;
+        return base::fail(which == "--name"
+                              ? "--name names the --adapter or --writer given before it"
+                              : "--plain applies to the --adapter given before it");
       }
       if (which == "--plain" && args.ordered.back().writer) {
-        *error = "--plain applies to readers, not to the --writer given before it";
-        return false;
+        return base::fail("--plain applies to readers, not to the --writer given before it");
       }
       if (which == "--name") {
         args.ordered.back().name = args.names[name++];
@@ -224,12 +223,11 @@ bool order_readers(const CLI::App& app, ConformArgs& args, std::string* error) {
       }
     }
   }
-  return true;
+  return {};
 }
 
-std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& args,
-                                              std::string* error) {
-  if (!order_readers(app, args, error)) return std::nullopt;
+base::Result<ConformOptions> conform_options(const CLI::App& app, ConformArgs& args) {
+  if (base::Result<void> ordered = order_readers(app, args); !ordered) return ordered.error();
   ConformOptions options;
   options.readers = args.ordered;
   options.all_readers = args.all_readers;
@@ -242,15 +240,24 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
   options.persistent = !args.no_persistent;
   options.reports = args.reports;
   if (options.readers.empty() && !options.all_readers && !options.all_writers) {
-    *error =
+    return base::fail(
         "no reader or writer: give --adapter CMD, --reader DIR|NAME, --all-readers, --writer CMD, "
-        "--writer-dir DIR|NAME or --all-writers";
-    return std::nullopt;
+        "--writer-dir DIR|NAME or --all-writers");
   }
-  if (args.jobs && !parse_jobs(*args.jobs, &options.jobs, error)) return std::nullopt;
-  if (args.timeout && !parse_timeout(*args.timeout, &options.timeout, error)) return std::nullopt;
-  if (args.memory_mb && !parse_memory_mb(*args.memory_mb, &options.memory_mb, error)) {
-    return std::nullopt;
+  if (args.jobs) {
+    const base::Result<unsigned> jobs = parse_jobs(*args.jobs);
+    if (!jobs) return jobs.error();
+    options.jobs = *jobs;
+  }
+  if (args.timeout) {
+    const base::Result<std::chrono::milliseconds> timeout = parse_timeout(*args.timeout);
+    if (!timeout) return timeout.error();
+    options.timeout = *timeout;
+  }
+  if (args.memory_mb) {
+    const base::Result<std::uint64_t> memory_mb = parse_memory_mb(*args.memory_mb);
+    if (!memory_mb) return memory_mb.error();
+    options.memory_mb = *memory_mb;
   }
   if (args.expectations) options.expectations = *args.expectations;
   if (args.write_expectations) options.write_expectations = *args.write_expectations;
@@ -268,11 +275,10 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
                   [](const ReaderArg& r) { return r.kind == ReaderArg::Kind::kDir; });
   std::optional<DataDir> data;
   if (needs_data) {
-    std::string why;
-    data = find_data_dir(args.data_dir, &why);
-    if (!data && (!args.corpus || options.all_readers || options.all_writers)) {
-      *error = why;
-      return std::nullopt;
+    base::Result<DataDir> found = find_data_dir(args.data_dir);
+    if (found) data = std::move(*found);
+    if (!found && (!args.corpus || options.all_readers || options.all_writers)) {
+      return found.error();
     }
   }
   options.corpus = args.corpus ? fs::path(*args.corpus) : data->corpus();
@@ -281,8 +287,7 @@ std::optional<ConformOptions> conform_options(const CLI::App& app, ConformArgs& 
 }
 
 // Turns the reader arguments into specs, in order.
-std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions& options,
-                                                             std::string* error) {
+base::Result<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions& options) {
   std::vector<conf::ReaderSpec> specs;
   const fs::path self = self_executable();
   std::vector<ReaderArg> readers = options.readers;
@@ -291,8 +296,7 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
       readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false});
     }
     if (readers.size() == options.readers.size()) {
-      *error = "--all-readers: no reader.json under " + options.adapters.string();
-      return std::nullopt;
+      return base::fail("--all-readers: no reader.json under " + options.adapters.string());
     }
   }
   if (options.all_writers) {
@@ -301,39 +305,36 @@ std::optional<std::vector<conf::ReaderSpec>> collect_readers(const ConformOption
       readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false, true});
     }
     if (readers.size() == before) {
-      *error = "--all-writers: no writer.json under " + options.adapters.string();
-      return std::nullopt;
+      return base::fail("--all-writers: no writer.json under " + options.adapters.string());
     }
   }
   for (const ReaderArg& arg : readers) {
-    std::optional<conf::ReaderSpec> spec;
+    base::Result<conf::ReaderSpec> spec = base::fail("");
     if (arg.kind == ReaderArg::Kind::kAdapter) {
       spec = conf::reader_from_command(
-          arg.value, arg.name, arg.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson,
-          error);
-    } else if (const std::optional<fs::path> dir =
-                   reader_dir(arg.value, options.adapters, error, arg.writer)) {
+          arg.value, arg.name, arg.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson);
+    } else if (const base::Result<fs::path> dir =
+                   reader_dir(arg.value, options.adapters, arg.writer)) {
       spec = conf::load_reader_dir(
-          *dir, self, error, arg.writer ? conf::kWriterJson : std::string_view("reader.json"));
+          *dir, self, arg.writer ? conf::kWriterJson : std::string_view("reader.json"));
+    } else {
+      spec = dir.error();
     }
-    if (!spec) return std::nullopt;
+    if (!spec) return spec.error();
     spec->writer = arg.writer;
     if (!conf::valid_reader_name(spec->name)) {
-      *error = "reader name '" + base::terminal_safe(spec->name) +
-               "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)";
-      return std::nullopt;
+      return base::fail("reader name '" + base::terminal_safe(spec->name) +
+                        "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)");
     }
     for (const conf::ReaderSpec& other : specs) {
       if (other.name == spec->name) {
-        *error = "two readers named '" + spec->name + "' (use --name)";
-        return std::nullopt;
+        return base::fail("two readers named '" + spec->name + "' (use --name)");
       }
     }
     if (arg.kind == ReaderArg::Kind::kAdapter &&
         !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
-      *error = (arg.writer ? "--writer: " : "--adapter: ") +
-               why_not_executable(spec->command.front(), spec->working_dir);
-      return std::nullopt;
+      return base::fail((arg.writer ? "--writer: " : "--adapter: ") +
+                        why_not_executable(spec->command.front(), spec->working_dir));
     }
     specs.push_back(std::move(*spec));
   }
@@ -388,19 +389,17 @@ int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total,
 }
 
 // The first --case GLOB or --tag TAG that selects no case, reader or writer,
-// as a usage error's text; nullopt when each selects some (or *error when the
-// writer cases cannot be read).
+// as a usage error's text; nullopt when each selects some. The writer cases
+// are the ones already loaded (`writers`, under no filter).
 std::optional<std::string> unmatched_filter(const conf::CaseFilter& filter,
                                             const std::vector<conf::Case>& cases,
-                                            const fs::path& corpus, std::string* error) {
+                                            const std::vector<conf::LoadedWriterCase>& writers) {
   const auto selects = [&](const conf::CaseFilter& one) {
-    if (std::any_of(cases.begin(), cases.end(),
-                    [&](const conf::Case& c) { return one.matches(c); })) {
-      return true;
-    }
-    const std::optional<std::vector<conf::LoadedWriterCase>> writers =
-        conf::load_writer_cases(corpus, one, error);
-    return writers && !writers->empty();
+    return std::any_of(cases.begin(), cases.end(),
+                       [&](const conf::Case& c) { return one.matches(c); }) ||
+           std::any_of(writers.begin(), writers.end(), [&](const conf::LoadedWriterCase& w) {
+             return one.matches(w.entry.as_case());
+           });
   };
   for (const std::string& tag : filter.tags) {
     if (!selects({.id_globs = {}, .tags = {tag}})) return "--tag '" + tag + "' matches no case";
@@ -415,39 +414,33 @@ std::optional<std::string> unmatched_filter(const conf::CaseFilter& filter,
 }
 
 int run_conform(const Command& command, ConformArgs& args) {
-  std::string error;
-  std::optional<ConformOptions> options = conform_options(*command.app, args, &error);
-  if (!options) return usage_error(command, error);
-  conf::ManifestError manifest_error;
-  std::optional<conf::Manifest> corpus =
-      conf::read_manifest(options->corpus / "manifest.json", &manifest_error);
-  if (!corpus) {
-    std::cerr << "stguard conform: " << base::terminal_safe(manifest_error.message()) << "\n";
+  base::Result<ConformOptions> options = conform_options(*command.app, args);
+  if (!options) return usage_error(command, options.error().message);
+  const auto not_done = [](const base::Failure& failure) {
+    std::cerr << "stguard conform: " << base::terminal_safe(failure.message) << "\n";
     return kExitUsage;
-  }
+  };
+  conf::ManifestResult<conf::Manifest> corpus =
+      conf::read_manifest(options->corpus / "manifest.json");
+  if (!corpus) return not_done(corpus.error().failure());
   std::vector<conf::Case> cases;
   for (const conf::Case& c : corpus->cases) {
     if (options->filter.matches(c)) cases.push_back(c);
   }
-  std::optional<std::vector<conf::LoadedWriterCase>> writer_cases =
-      conf::load_writer_cases(options->corpus, options->filter, &error);
-  if (!writer_cases) {
-    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
-  }
+  const base::Result<std::vector<conf::LoadedWriterCase>> all_writer_cases =
+      conf::load_writer_cases(options->corpus, {});
+  if (!all_writer_cases) return not_done(all_writer_cases.error());
+  base::Result<std::vector<conf::LoadedWriterCase>> writer_cases =
+      conf::load_writer_cases(options->corpus, options->filter);
+  if (!writer_cases) return not_done(writer_cases.error());
   std::optional<conf::Expectations> expectations;
   if (options->expectations) {
-    expectations = conf::Expectations::load(*options->expectations, &error);
-    if (!expectations) {
-      std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
-      return kExitUsage;
-    }
+    base::Result<conf::Expectations> loaded = conf::Expectations::load(*options->expectations);
+    if (!loaded) return not_done(loaded.error());
+    expectations = std::move(*loaded);
   }
-  std::optional<std::vector<conf::ReaderSpec>> specs = collect_readers(*options, &error);
-  if (!specs) {
-    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
-  }
+  base::Result<std::vector<conf::ReaderSpec>> specs = collect_readers(*options);
+  if (!specs) return not_done(specs.error());
   // Readers are graded on the reader cases, writers on the writer cases.
   const bool any_reader = std::any_of(specs->begin(), specs->end(),
                                       [](const conf::ReaderSpec& s) { return !s.writer; });
@@ -457,12 +450,8 @@ int run_conform(const Command& command, ConformArgs& args) {
   // Each --case and --tag must select something, or it was mistyped: one
   // that matches nothing would otherwise vanish behind one that matches.
   if (const std::optional<std::string> unmatched =
-          unmatched_filter(options->filter, corpus->cases, options->corpus, &error)) {
+          unmatched_filter(options->filter, corpus->cases, *all_writer_cases)) {
     return usage_error(command, *unmatched);
-  }
-  if (!error.empty()) {
-    std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
   }
   if ((any_reader && cases.empty()) || (any_writer && writer_cases->empty())) {
     std::cerr << "stguard conform: no " << (any_reader && cases.empty() ? "" : "writer ")
@@ -603,16 +592,18 @@ int run_conform(const Command& command, ConformArgs& args) {
   const std::string summary = conf::text_summary(runs);
   std::cout << summary;
   std::cout.flush();
-  const bool written =
+  base::Result<void> wrote =
       write_reports(runs,
                     matrix_info(options->corpus, any_reader ? cases.size() : 0,
                                 any_writer ? writer_cases->size() : 0),
-                    options->reports, summary, &error) &&
-      // An expectation file from a stopped run would drop the cases that did
-      // not run: it is not written.
-      (incomplete || !options->write_expectations ||
-       base::write_file(*options->write_expectations, conf::expectations_text(runs), &error));
-  if (!written) std::cerr << "stguard conform: " << base::terminal_safe(error) << "\n";
+                    options->reports, summary);
+  // An expectation file from a stopped run would drop the cases that did not
+  // run: it is not written.
+  if (wrote && !incomplete && options->write_expectations) {
+    wrote = base::write_file(*options->write_expectations, conf::expectations_text(runs));
+  }
+  const bool written = wrote.has_value();
+  if (!written) not_done(wrote.error());
   if (stopped_by != 0) {
     return stop_now(stopped_by, cases_done, cases_total, incomplete, written);
   }

@@ -3,6 +3,7 @@
 // report writing that `stguard conform` shares with it.
 #include "conform_report.h"
 
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -26,17 +27,23 @@ namespace stguard::cli {
 namespace conf = stguard::conformance;
 namespace fs = std::filesystem;
 
-bool write_reports(std::span<const conf::ReaderRun> runs, const conf::MatrixInfo& info,
-                   const ReportTargets& targets, const std::string& summary, std::string* error) {
+base::Result<void> write_reports(std::span<const conf::ReaderRun> runs,
+                                 const conf::MatrixInfo& info, const ReportTargets& targets,
+                                 const std::string& summary) {
   // base::write_file never creates directories: a report aimed at a
   // directory that does not exist is a mistake to report, not to paper over.
-  const auto write = [&](const std::optional<fs::path>& path, const std::string& text) {
-    return !path || base::write_file(*path, text, error);
+  const std::pair<const std::optional<fs::path>&, std::function<std::string()>> reports[] = {
+      {targets.jsonl, [&] { return conf::json_lines(runs); }},
+      {targets.junit, [&] { return conf::junit_xml(runs); }},
+      {targets.html, [&] { return conf::html_matrix(runs, info); }},
+      {targets.markdown, [&] { return conf::markdown_matrix(runs, info); }},
+      {targets.text, [&] { return summary; }},
   };
-  return write(targets.jsonl, conf::json_lines(runs)) &&
-         write(targets.junit, conf::junit_xml(runs)) &&
-         write(targets.html, conf::html_matrix(runs, info)) &&
-         write(targets.markdown, conf::markdown_matrix(runs, info)) && write(targets.text, summary);
+  for (const auto& [path, render] : reports) {
+    if (!path) continue;
+    if (base::Result<void> wrote = base::write_file(*path, render()); !wrote) return wrote;
+  }
+  return {};
 }
 
 conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t reader_cases,
@@ -45,8 +52,8 @@ conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t reader_case
   info.generated_by = "stguard " STGUARD_VERSION;
   info.reader_cases = reader_cases;
   info.writer_cases = writer_cases;
-  if (std::optional<conf::Manifest> manifest =
-          conf::read_manifest(corpus_dir / "manifest.json", nullptr)) {
+  if (conf::ManifestResult<conf::Manifest> manifest =
+          conf::read_manifest(corpus_dir / "manifest.json")) {
     info.corpus_version = manifest->version;
     if (reader_cases == 0 && writer_cases == 0) info.reader_cases = manifest->cases.size();
   }
@@ -84,29 +91,24 @@ struct ReportArgs {
 
 int run_report(const Command& command, const ReportArgs& args) {
   if (args.inputs.empty()) return usage_error(command, "no RESULTS.jsonl given");
-  std::string error;
+  const auto failed = [](const base::Failure& failure) {
+    std::cerr << "stguard conform report: " << base::terminal_safe(failure.message) << "\n";
+    return kExitUsage;
+  };
   std::string all;
   for (const std::string& input : args.inputs) {
-    const std::optional<std::string> text = base::read_file(input, &error);
-    if (!text) {
-      std::cerr << "stguard conform report: " << base::terminal_safe(error) << "\n";
-      return kExitUsage;
-    }
+    const base::Result<std::string> text = base::read_file(input);
+    if (!text) return failed(text.error());
     // Each file is read alone first, so that a fault is said with the file
     // it is in ("b.jsonl: line 3: ...").
-    if (!conf::read_json_lines(*text, &error)) {
-      std::cerr << "stguard conform report: " << base::terminal_safe(input) << ": "
-                << base::terminal_safe(error) << "\n";
-      return kExitUsage;
+    if (const auto alone = conf::read_json_lines(*text); !alone) {
+      return failed(alone.error().in(input));
     }
     all += *text;
     if (!all.empty() && all.back() != '\n') all += '\n';
   }
-  std::optional<std::vector<conf::ReaderRun>> runs = conf::read_json_lines(all, &error);
-  if (!runs) {
-    std::cerr << "stguard conform report: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
-  }
+  const base::Result<std::vector<conf::ReaderRun>> runs = conf::read_json_lines(all);
+  if (!runs) return failed(runs.error());
   const std::string summary = conf::text_summary(*runs);
   std::cout << summary;
   // The cases each kind ran: the most any one run of that kind has.
@@ -119,13 +121,13 @@ int run_report(const Command& command, const ReportArgs& args) {
   fs::path corpus;
   if (args.corpus) {
     corpus = *args.corpus;
-  } else if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &error)) {
+  } else if (const base::Result<DataDir> data = find_data_dir(args.data_dir)) {
     corpus = data->corpus();
   }
-  if (!write_reports(*runs, matrix_info(corpus, reader_cases, writer_cases), args.targets, summary,
-                     &error)) {
-    std::cerr << "stguard conform report: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
+  if (const base::Result<void> written = write_reports(
+          *runs, matrix_info(corpus, reader_cases, writer_cases), args.targets, summary);
+      !written) {
+    return failed(written.error());
   }
   return kExitOk;
 }

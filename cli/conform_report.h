@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "base/failure.h"
 #include "command.h"
 #include "conformance/report/tally.h"
 #include "conformance/runner/results.h"
@@ -19,11 +20,11 @@ struct ReportTargets {
   std::optional<std::filesystem::path> jsonl, junit, html, markdown, text;
 };
 
-// Writes each report that has a target; false with *error at the first
-// that cannot be written (its directory must exist).
-bool write_reports(std::span<const conformance::ReaderRun> runs,
-                   const conformance::MatrixInfo& info, const ReportTargets& targets,
-                   const std::string& summary, std::string* error);
+// Writes each report that has a target. Fails at the first that cannot be
+// written (its directory must exist).
+base::Result<void> write_reports(std::span<const conformance::ReaderRun> runs,
+                                 const conformance::MatrixInfo& info, const ReportTargets& targets,
+                                 const std::string& summary);
 
 // What the matrices say about the corpus: its version and the reader and
 // writer cases run (both 0: the manifest's count of reader cases).

@@ -5,10 +5,9 @@
 // `list` and `export` read the data directory (cli/data_dir.h). Exit status:
 // 0 on success, 1 when the work failed (a malformed recipe, a corpus that
 // differs from its recipes, a file that does not match the manifest), 2 for
-// usage errors and data that cannot be found.
+// usage errors, data that cannot be found, read or written, and an output
+// folder that is not the command's own.
 #include "conformance/generator/corpus.h"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -115,10 +114,10 @@ struct CorpusArgs {
 };
 
 // The recipes directory: --recipes, else the data directory's.
-std::optional<fs::path> recipes_dir(const CorpusArgs& args, std::string* error) {
+base::Result<fs::path> recipes_dir(const CorpusArgs& args) {
   if (args.recipes) return fs::path(*args.recipes);
-  const std::optional<DataDir> data = find_data_dir(args.data_dir, error);
-  if (!data) return std::nullopt;
+  const base::Result<DataDir> data = find_data_dir(args.data_dir);
+  if (!data) return data.error();
   return data->recipes();
 }
 
@@ -133,68 +132,18 @@ std::string summary(const conf::Corpus& corpus) {
          std::to_string(corpus.on_demand.size()) + " on demand";
 }
 
-// Compares what the recipes produce with a corpus directory; prints every
-// difference. True when identical; nullopt with *error when the scratch
-// build cannot be written.
-std::optional<bool> check_corpus(const conf::RecipeSet& set, const conf::Corpus& corpus,
-                                 const fs::path& dir, std::string* error) {
-  // Build into a scratch directory with the same writer, then compare trees,
-  // so --check and build can never disagree about what "identical" means.
-  std::error_code ec;
-  std::string pattern = (fs::temp_directory_path(ec) / "stguard-corpus-check-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    *error = "cannot make a scratch folder in " + fs::temp_directory_path(ec).string() + ": " +
-             base::errno_text(errno);
-    return std::nullopt;
-  }
-  const fs::path scratch = pattern;
-  struct RemoveScratch {
-    const fs::path& path;
-    ~RemoveScratch() {
-      std::error_code ignored;
-      fs::remove_all(path, ignored);
-    }
-  } remove_scratch{scratch};
-  if (!conf::write_corpus(set, corpus, scratch / "corpus", error)) return std::nullopt;
-  const fs::path built = scratch / "corpus";
-  bool same = true;
-  std::set<std::string> expected_files;
-  for (const auto& entry : fs::recursive_directory_iterator(built)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string rel = fs::relative(entry.path(), built).generic_string();
-    expected_files.insert(rel);
-    const fs::path committed = dir / rel;
-    if (!fs::is_regular_file(committed, ec)) {
-      std::cout << "missing: " << rel << "\n";
-      same = false;
-    } else if (base::read_file(committed, nullptr) != base::read_file(entry.path(), nullptr)) {
-      std::cout << "differs: " << rel << "\n";
-      same = false;
-    }
-  }
-  if (fs::is_directory(dir, ec)) {
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      // Reader cases, and the writer cases' specs in writers/.
-      const bool writer_spec = entry.path().extension() == ".json" &&
-                               entry.path().parent_path().filename() == conf::kWriterGroup;
-      if (!entry.is_regular_file() ||
-          (entry.path().extension() != ".safetensors" && !writer_spec)) {
-        continue;
-      }
-      const std::string rel = fs::relative(entry.path(), dir).generic_string();
-      if (!expected_files.count(rel)) {
-        std::cout << "stale: " << rel << "\n";
-        same = false;
-      }
-    }
-  }
-  return same;
+// "stguard corpus build: WHY" on stderr. A file that could not be read or
+// written, or a folder that is not the command's, is the work not done
+// (exit 2); recipes that were read and found wrong, the work failing (1).
+int failed(const Command& command, const base::Failure& failure, int exit_code) {
+  std::cerr << "stguard " << command.path << ": " << base::terminal_safe(failure.message) << "\n";
+  return exit_code;
 }
-
-// "stguard corpus build: WHY" on stderr; exit 2: the corpus could not be written.
-int write_failed(const Command& command, const std::string& error) {
-  std::cerr << "stguard " << command.path << ": " << base::terminal_safe(error) << "\n";
-  return kExitUsage;
+int recipes_failed(const Command& command, const base::Failure& failure) {
+  return failed(command, failure, failure.io ? kExitUsage : kExitFailed);
+}
+int not_done(const Command& command, const base::Failure& failure) {
+  return failed(command, failure, kExitUsage);
 }
 
 int run_build(const Command& command, const CorpusArgs& args) {
@@ -206,28 +155,29 @@ int run_build(const Command& command, const CorpusArgs& args) {
   // The checkout the command runs in, for the defaults of --recipes and --out.
   std::error_code ec;
   const std::optional<fs::path> checkout = find_checkout(fs::current_path(ec));
-  std::string error;
   std::optional<fs::path> recipes;
+  std::string why_none =
+      "not inside a stguard checkout (no conformance/vocabulary.txt above the current "
+      "directory): give --recipes DIR and --out DIR";
   if (args.recipes) {
     recipes = *args.recipes;
   } else if (checkout) {
     recipes = *checkout / "conformance";
   } else if (args.huge) {
-    recipes = recipes_dir(args, &error);
+    const base::Result<fs::path> found = recipes_dir(args);
+    if (found) recipes = *found;
+    if (!found) why_none = found.error().message;
   }
-  if (!recipes) {
-    return usage_error(command, error.empty() ? "not inside a stguard checkout (no "
-                                                "conformance/vocabulary.txt above the current "
-                                                "directory): give --recipes DIR and --out DIR"
-                                              : error);
-  }
-  const conf::RecipeSet set = conf::load_recipes(*recipes);
-  const conf::Corpus corpus = conf::build_corpus(set, args.huge.has_value());
+  if (!recipes) return usage_error(command, why_none);
+  const base::Result<conf::RecipeSet> set = conf::load_recipes(*recipes);
+  if (!set) return recipes_failed(command, set.error());
+  const base::Result<conf::Corpus> corpus = conf::build_corpus(*set, args.huge.has_value());
+  if (!corpus) return recipes_failed(command, corpus.error());
   if (args.huge) {
     const fs::path dir = *args.huge;
-    const std::optional<conf::WriteReport> report = conf::write_on_demand(corpus, dir, &error);
-    if (!report) return write_failed(command, error);
-    std::cout << "on-demand corpus: " << corpus.on_demand.size() << " cases, "
+    const base::Result<conf::WriteReport> report = conf::write_on_demand(*corpus, dir);
+    if (!report) return not_done(command, report.error());
+    std::cout << "on-demand corpus: " << corpus->on_demand.size() << " cases, "
               << report->written.size() << " files written, " << report->unchanged.size()
               << " unchanged -> " << base::terminal_safe(dir.string()) << "\n";
     return kExitOk;
@@ -237,37 +187,44 @@ int run_build(const Command& command, const CorpusArgs& args) {
   }
   const fs::path out = args.out ? fs::path(*args.out) : *checkout / "corpus";
   if (args.check) {
-    const std::optional<bool> same = check_corpus(set, corpus, out, &error);
-    if (!same) return write_failed(command, error);
-    if (*same) {
-      std::cout << "corpus up to date: " << summary(corpus) << " (" << out.string() << ")\n";
+    const base::Result<std::vector<conf::CorpusDifference>> differences =
+        conf::compare_corpus(*set, *corpus, out);
+    if (!differences) return not_done(command, differences.error());
+    if (differences->empty()) {
+      std::cout << "corpus up to date: " << summary(*corpus) << " (" << out.string() << ")\n";
       return kExitOk;
+    }
+    for (const conf::CorpusDifference& d : *differences) {
+      std::cout << (d.kind == conf::CorpusDifference::Kind::kMissing   ? "missing: "
+                    : d.kind == conf::CorpusDifference::Kind::kDiffers ? "differs: "
+                                                                       : "stale: ")
+                << d.file << "\n";
     }
     std::cout << "corpus differs from the recipes; run `stguard corpus build`\n";
     return kExitFailed;
   }
-  const std::optional<conf::WriteReport> report = conf::write_corpus(set, corpus, out, &error);
-  if (!report) return write_failed(command, error);
+  const base::Result<conf::WriteReport> report = conf::write_corpus(*set, *corpus, out);
+  if (!report) return not_done(command, report.error());
   for (const std::string& f : report->written) std::cout << "wrote " << f << "\n";
   for (const std::string& f : report->removed) std::cout << "removed stale " << f << "\n";
   for (const std::string& f : report->kept_changed) {
     std::cout << "kept " << base::terminal_safe(f)
               << ": an earlier build made it, but it changed since (not deleted)\n";
   }
-  std::cout << "corpus: " << summary(corpus) << "; " << report->written.size() << " written, "
+  std::cout << "corpus: " << summary(*corpus) << "; " << report->written.size() << " written, "
             << report->unchanged.size() << " unchanged, " << report->removed.size()
             << " removed -> " << base::terminal_safe(out.string()) << "\n";
   return kExitOk;
 }
 
 int run_list(const Command& command, const CorpusArgs& args) {
-  std::string error;
-  const std::optional<fs::path> recipes = recipes_dir(args, &error);
-  if (!recipes) return usage_error(command, error);
-  const conf::RecipeSet set = conf::load_recipes(*recipes);
+  const base::Result<fs::path> recipes = recipes_dir(args);
+  if (!recipes) return usage_error(command, recipes.error().message);
+  const base::Result<conf::RecipeSet> set = conf::load_recipes(*recipes);
+  if (!set) return recipes_failed(command, set.error());
   std::size_t width = 0;
-  for (const conf::Recipe* r : set.all()) width = std::max(width, r->id.size());
-  for (const conf::Recipe* r : set.all()) {
+  for (const conf::Recipe* r : set->all()) width = std::max(width, r->id.size());
+  for (const conf::Recipe* r : set->all()) {
     const std::string reason = r->manifest_reason();
     if (args.json) {
       nlohmann::ordered_json j;
@@ -298,29 +255,24 @@ int run_list(const Command& command, const CorpusArgs& args) {
 
 int run_export(const Command& command, const CorpusArgs& args) {
   if (!args.flat) return usage_error(command, "--flat DIR is required");
-  std::string error;
   fs::path corpus;
   if (args.corpus) {
     corpus = *args.corpus;
-  } else if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &error)) {
+  } else if (const base::Result<DataDir> data = find_data_dir(args.data_dir)) {
     corpus = data->corpus();
   } else {
-    return usage_error(command, error);
+    return usage_error(command, data.error().message);
   }
   const fs::path out = *args.flat;
-  conf::ManifestError manifest_error;
-  const std::optional<conf::Manifest> manifest =
-      conf::read_manifest(corpus / "manifest.json", &manifest_error);
-  if (!manifest) {
-    std::cerr << "stguard corpus export: " << base::terminal_safe(manifest_error.message()) << "\n";
-    return kExitUsage;
-  }
-  std::optional<base::OwnedDir> dir = base::OwnedDir::claim(out, "corpus export", &error);
-  if (!dir) return write_failed(command, error);
+  const conf::ManifestResult<conf::Manifest> manifest =
+      conf::read_manifest(corpus / "manifest.json");
+  if (!manifest) return not_done(command, manifest.error().failure());
+  base::Result<base::OwnedDir> dir = base::OwnedDir::claim(out, "corpus export");
+  if (!dir) return not_done(command, dir.error());
   std::set<std::string> exported;
   for (const conf::Case& c : manifest->cases) {
-    const std::optional<std::string> bytes = base::read_file(corpus / c.file, &error);
-    if (!bytes) return write_failed(command, error);
+    const base::Result<std::string> bytes = base::read_file(corpus / c.file);
+    if (!bytes) return not_done(command, bytes.error());
     if (base::sha256_hex(*bytes) != c.sha256) {
       std::cerr << "stguard corpus export: " << base::terminal_safe(c.id)
                 << ": file does not match the manifest's sha256 (run `stguard corpus build`)\n";
@@ -332,35 +284,17 @@ int run_export(const Command& command, const CorpusArgs& args) {
     std::string flat = c.id;
     std::replace(flat.begin(), flat.end(), '/', '_');
     const std::string name = std::string(1, prefix) + "_" + flat + ".safetensors";
-    if (!dir->write(name, *bytes, &error)) return write_failed(command, error);
+    if (const auto wrote = dir->write(name, *bytes); !wrote)
+      return not_done(command, wrote.error());
     exported.insert(name);
   }
   // Files of an earlier export that name cases no longer in the corpus.
-  std::vector<std::string> removed;
-  std::vector<std::string> kept;
-  if (!dir->remove_stale(exported, &removed, &kept, &error)) return write_failed(command, error);
-  for (const std::string& f : removed) std::cout << "removed stale " << f << "\n";
+  const base::Result<base::OwnedDir::Stale> stale = dir->remove_stale(exported);
+  if (!stale) return not_done(command, stale.error());
+  for (const std::string& f : stale->removed) std::cout << "removed stale " << f << "\n";
   std::cout << "exported " << exported.size() << " cases -> " << base::terminal_safe(out.string())
             << "\n";
   return kExitOk;
-}
-
-// Runs a corpus command; a malformed recipe is the work failing (exit 1), a
-// file system failure the work not done (exit 2), said on one line.
-int guarded(const Command& command, int (*run)(const Command&, const CorpusArgs&),
-            const CorpusArgs& args) {
-  try {
-    return run(command, args);
-  } catch (const conf::RecipeReadError& e) {
-    std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
-    return kExitUsage;
-  } catch (const conf::RecipeError& e) {
-    std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
-  } catch (const fs::filesystem_error& e) {
-    std::cerr << "stguard " << command.path << ": " << base::terminal_safe(e.what()) << "\n";
-    return kExitUsage;
-  }
-  return kExitFailed;
 }
 
 }  // namespace
@@ -377,20 +311,20 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
   build.app->add_flag("--check", args->check)->disable_flag_override();
   build.app->add_option("--huge", args->huge);
   build.app->add_option("--data-dir", args->data_dir);
-  build.run = [&build, args] { return guarded(build, run_build, *args); };
+  build.run = [&build, args] { return run_build(build, *args); };
 
   Command& list = commands.add(*corpus.app, "list", "print the cases", kListUsage, kListHelp);
   list.app->add_option("--recipes", args->recipes);
   list.app->add_flag("--json", args->json)->disable_flag_override();
   list.app->add_option("--data-dir", args->data_dir);
-  list.run = [&list, args] { return guarded(list, run_list, *args); };
+  list.run = [&list, args] { return run_list(list, *args); };
 
   Command& exported =
       commands.add(*corpus.app, "export", "copy the cases flat", kExportUsage, kExportHelp);
   exported.app->add_option("--flat", args->flat);
   exported.app->add_option("--corpus", args->corpus);
   exported.app->add_option("--data-dir", args->data_dir);
-  exported.run = [&exported, args] { return guarded(exported, run_export, *args); };
+  exported.run = [&exported, args] { return run_export(exported, *args); };
 }
 
 }  // namespace stguard::cli

@@ -22,17 +22,16 @@ fs::path self_executable() {
   return ec ? fs::path("stguard") : exe;
 }
 
-std::optional<DataDir> find_data_dir(const std::optional<std::string>& flag, std::string* error) {
+base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag) {
   if (flag) {
     if (holds_data(*flag)) return DataDir{*flag, "--data-dir"};
-    *error = "--data-dir " + *flag + " holds no stguard data (no conformance/vocabulary.txt)";
-    return std::nullopt;
+    return base::fail("--data-dir " + *flag +
+                      " holds no stguard data (no conformance/vocabulary.txt)");
   }
   if (const char* env = std::getenv("STGUARD_DATA_DIR"); env != nullptr && *env != '\0') {
     if (holds_data(env)) return DataDir{env, "STGUARD_DATA_DIR"};
-    *error = std::string("STGUARD_DATA_DIR=") + env +
-             " holds no stguard data (no conformance/vocabulary.txt)";
-    return std::nullopt;
+    return base::fail(std::string("STGUARD_DATA_DIR=") + env +
+                      " holds no stguard data (no conformance/vocabulary.txt)");
   }
   std::vector<std::string> looked;
   // STGUARD_INSTALLED_DATA: share/stguard relative to bin/, as installed.
@@ -45,10 +44,10 @@ std::optional<DataDir> find_data_dir(const std::optional<std::string>& flag, std
   if (holds_data(source)) return DataDir{source, "source tree"};
   looked.push_back(source.string());
 #endif
-  *error = "cannot find stguard's data (corpus, recipes, adapters): looked in";
-  for (const std::string& place : looked) *error += " " + place;
-  *error += "; give --data-dir DIR or set STGUARD_DATA_DIR";
-  return std::nullopt;
+  std::string error = "cannot find stguard's data (corpus, recipes, adapters): looked in";
+  for (const std::string& place : looked) error += " " + place;
+  error += "; give --data-dir DIR or set STGUARD_DATA_DIR";
+  return base::fail(std::move(error));
 }
 
 std::optional<fs::path> find_checkout(const fs::path& start) {

@@ -19,6 +19,8 @@
 #include <optional>
 #include <string>
 
+#include "base/failure.h"
+
 namespace stguard::cli {
 
 struct DataDir {
@@ -30,8 +32,8 @@ struct DataDir {
   std::filesystem::path adapters() const { return root / "conformance" / "adapters"; }
 };
 
-// The data directory, or nullopt with *error saying where it looked.
-std::optional<DataDir> find_data_dir(const std::optional<std::string>& flag, std::string* error);
+// The data directory. Fails saying where it looked.
+base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag);
 
 // The stguard checkout that contains `start` (itself or a parent holding
 // conformance/vocabulary.txt and a corpus/ directory), for `stguard corpus

@@ -156,57 +156,53 @@ struct PromoteArgs {
   std::optional<std::string> recipes;
 };
 
-std::optional<conf::ReaderSpec> hunt_reader(const HuntArgs& args, std::string* error) {
+base::Result<conf::ReaderSpec> hunt_reader(const HuntArgs& args) {
   if (args.adapter.has_value() == args.reader.has_value()) {
-    *error = "give exactly one reader: --adapter CMD or --reader DIR|NAME";
-    return std::nullopt;
+    return base::fail("give exactly one reader: --adapter CMD or --reader DIR|NAME");
   }
   if ((args.name || args.plain) && !args.adapter) {
-    *error = "--name and --plain go with --adapter";
-    return std::nullopt;
+    return base::fail("--name and --plain go with --adapter");
   }
-  std::optional<conf::ReaderSpec> spec;
+  base::Result<conf::ReaderSpec> spec = base::fail("");
   if (args.adapter) {
     spec = conf::reader_from_command(
         *args.adapter, args.name.value_or(""),
-        args.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson, error);
+        args.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson);
     if (spec && !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
-      *error = "--adapter: " + why_not_executable(spec->command.front(), spec->working_dir);
-      return std::nullopt;
+      return base::fail("--adapter: " +
+                        why_not_executable(spec->command.front(), spec->working_dir));
     }
   } else {
     fs::path adapters;
-    std::string why;
-    if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &why)) {
+    if (const base::Result<DataDir> data = find_data_dir(args.data_dir)) {
       adapters = data->adapters();
     }
-    if (const std::optional<fs::path> dir = reader_dir(*args.reader, adapters, error)) {
-      spec = conf::load_reader_dir(*dir, self_executable(), error);
+    if (const base::Result<fs::path> dir = reader_dir(*args.reader, adapters)) {
+      spec = conf::load_reader_dir(*dir, self_executable());
+    } else {
+      spec = dir.error();
     }
   }
   if (spec && !conf::valid_reader_name(spec->name)) {
-    *error = "reader name '" + base::terminal_safe(spec->name) +
-             "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)";
-    return std::nullopt;
+    return base::fail("reader name '" + base::terminal_safe(spec->name) +
+                      "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)");
   }
   return spec;
 }
 
-bool hunt_options(const HuntArgs& args, hunt::HuntOptions* options, conf::ProcessLimits* limits,
-                  std::string* error) {
+base::Result<void> hunt_options(const HuntArgs& args, hunt::HuntOptions* options,
+                                conf::ProcessLimits* limits) {
   if (args.seed) {
     const std::optional<std::uint64_t> seed = base::parse_u64(*args.seed);
     if (!seed) {
-      *error = "--seed needs a number from 0 to 2^64-1, got '" + *args.seed + "'";
-      return false;
+      return base::fail("--seed needs a number from 0 to 2^64-1, got '" + *args.seed + "'");
     }
     options->seed = *seed;
   }
   if (args.runs) {
     const std::optional<std::uint64_t> runs = base::parse_u64(*args.runs);
     if (!runs || *runs == 0) {
-      *error = "--runs needs a positive number, got '" + *args.runs + "'";
-      return false;
+      return base::fail("--runs needs a positive number, got '" + *args.runs + "'");
     }
     options->runs = *runs;
   }
@@ -214,8 +210,8 @@ bool hunt_options(const HuntArgs& args, hunt::HuntOptions* options, conf::Proces
   if (args.seconds) {
     const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(*args.seconds, 3);
     if (!ms || *ms == 0) {
-      *error = "--seconds needs a positive number of seconds, got '" + *args.seconds + "'";
-      return false;
+      return base::fail("--seconds needs a positive number of seconds, got '" + *args.seconds +
+                        "'");
     }
     options->seconds = static_cast<double>(*ms) / 1000.0;
   }
@@ -223,59 +219,69 @@ bool hunt_options(const HuntArgs& args, hunt::HuntOptions* options, conf::Proces
   if (args.minimise_seconds) {
     const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(*args.minimise_seconds, 3);
     if (!ms) {
-      *error = "--minimise-seconds needs a number of seconds (0: no limit), got '" +
-               *args.minimise_seconds + "'";
-      return false;
+      return base::fail("--minimise-seconds needs a number of seconds (0: no limit), got '" +
+                        *args.minimise_seconds + "'");
     }
     options->minimise_seconds = static_cast<double>(*ms) / 1000.0;
   }
   if (args.minimise_runs) {
     const std::optional<std::uint64_t> n = base::parse_u64(*args.minimise_runs);
     if (!n || *n > 1'000'000) {
-      *error =
-          "--minimise-runs needs a number from 0 to 1000000, got '" + *args.minimise_runs + "'";
-      return false;
+      return base::fail("--minimise-runs needs a number from 0 to 1000000, got '" +
+                        *args.minimise_runs + "'");
     }
     options->minimise_tests = static_cast<std::size_t>(*n);
   }
   unsigned jobs = 0;
-  if (args.jobs && !parse_jobs(*args.jobs, &jobs, error)) return false;
+  if (args.jobs) {
+    const base::Result<unsigned> parsed = parse_jobs(*args.jobs);
+    if (!parsed) return parsed.error();
+    jobs = *parsed;
+  }
   options->jobs = base::effective_jobs(jobs, 256);
   options->from_valid = args.from_valid;
-  if (args.timeout && !parse_timeout(*args.timeout, &limits->timeout, error)) return false;
+  if (args.timeout) {
+    const base::Result<std::chrono::milliseconds> timeout = parse_timeout(*args.timeout);
+    if (!timeout) return timeout.error();
+    limits->timeout = *timeout;
+  }
   std::uint64_t memory_mb = 2048;
-  if (args.memory_mb && !parse_memory_mb(*args.memory_mb, &memory_mb, error)) return false;
+  if (args.memory_mb) {
+    const base::Result<std::uint64_t> parsed = parse_memory_mb(*args.memory_mb);
+    if (!parsed) return parsed.error();
+    memory_mb = *parsed;
+  }
   limits->address_space_bytes = memory_mb << 20;
-  return true;
+  return {};
 }
 
 // The corpus's case files, in manifest order.
-std::optional<std::vector<std::vector<std::uint8_t>>> corpus_files(const fs::path& corpus,
-                                                                   std::string* error) {
-  conf::ManifestError manifest_error;
-  const std::optional<conf::Manifest> manifest =
-      conf::read_manifest(corpus / "manifest.json", &manifest_error);
-  if (!manifest) {
-    *error = manifest_error.message();
-    return std::nullopt;
-  }
+base::Result<std::vector<std::vector<std::uint8_t>>> corpus_files(const fs::path& corpus) {
+  const conf::ManifestResult<conf::Manifest> manifest =
+      conf::read_manifest(corpus / "manifest.json");
+  if (!manifest) return manifest.error().failure();
   std::vector<std::vector<std::uint8_t>> files;
   for (const conf::Case& c : manifest->cases) {
     if (c.size > hunt::kMaxSeedBytes) continue;
-    const std::optional<std::string> bytes = base::read_file(corpus / c.file, error);
-    if (!bytes) return std::nullopt;
+    const base::Result<std::string> bytes = base::read_file(corpus / c.file);
+    if (!bytes) return bytes.error();
     files.emplace_back(bytes->begin(), bytes->end());
   }
   return files;
 }
 
 int run_hunt_command(const Command& command, const HuntArgs& args) {
-  std::string error;
-  std::optional<conf::ReaderSpec> spec = hunt_reader(args, &error);
-  if (!spec) return usage_error(command, error);
+  base::Result<conf::ReaderSpec> spec = hunt_reader(args);
+  if (!spec) return usage_error(command, spec.error().message);
   hunt::HuntOptions options;
   conf::ProcessLimits limits;
-  if (!hunt_options(args, &options, &limits, &error)) return usage_error(command, error);
+  if (const base::Result<void> parsed = hunt_options(args, &options, &limits); !parsed) {
+    return usage_error(command, parsed.error().message);
+  }
+  const auto not_done = [](const base::Failure& failure) {
+    std::cerr << "stguard hunt: " << base::terminal_safe(failure.message) << "\n";
+    return kExitUsage;
+  };
 #ifdef STGUARD_SANITIZED_BUILD
   // As in `stguard conform`: a sanitizer build of stguard running itself
   // cannot start under RLIMIT_AS.
@@ -284,17 +290,13 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   fs::path corpus;
   if (args.corpus) {
     corpus = *args.corpus;
-  } else if (const std::optional<DataDir> data = find_data_dir(args.data_dir, &error)) {
+  } else if (const base::Result<DataDir> data = find_data_dir(args.data_dir)) {
     corpus = data->corpus();
   } else {
-    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
+    return not_done(data.error());
   }
-  const std::optional<std::vector<std::vector<std::uint8_t>>> seeds = corpus_files(corpus, &error);
-  if (!seeds) {
-    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
-  }
+  const base::Result<std::vector<std::vector<std::uint8_t>>> seeds = corpus_files(corpus);
+  if (!seeds) return not_done(seeds.error());
   const conf::ReaderProbe probe = conf::probe_reader(*spec);
   if (!probe.available) {
     std::cerr << "stguard hunt: " << spec->name
@@ -304,11 +306,8 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   const fs::path out = args.out ? fs::path(*args.out) : fs::path("hunt-" + spec->name);
   // The folder must be new, empty or an earlier hunt's: findings are merged
   // into what it holds, and nothing the user put there is touched.
-  std::optional<base::OwnedDir> out_dir = base::OwnedDir::claim(out, "hunt", &error);
-  if (!out_dir) {
-    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "\n";
-    return kExitUsage;
-  }
+  base::Result<base::OwnedDir> out_dir = base::OwnedDir::claim(out, "hunt");
+  if (!out_dir) return not_done(out_dir.error());
   // The files for the reader, in a folder of this run's own beside the
   // findings; each is removed once read, then the folder.
   std::string work_pattern = (out / ".stguard-work-XXXXXX").string();
@@ -366,10 +365,11 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
   }
   std::vector<const hunt::Bucket*> buckets;
   for (const hunt::Bucket& b : result.buckets) buckets.push_back(&b);
-  hunt::FindingsReport merged;
-  if (!hunt::write_findings(*out_dir, buckets, spec->name, result.runs, &merged, &error)) {
-    std::cerr << "stguard hunt: " << base::terminal_safe(error) << "; the " << result.buckets.size()
-              << " buckets found are not saved\n";
+  const base::Result<hunt::FindingsReport> merged =
+      hunt::write_findings(*out_dir, buckets, spec->name, result.runs);
+  if (!merged) {
+    std::cerr << "stguard hunt: " << base::terminal_safe(merged.error().message) << "; the "
+              << result.buckets.size() << " buckets found are not saved\n";
     return kExitUsage;
   }
   if (!args.quiet) {
@@ -389,10 +389,10 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
       line << "a process per file";
     }
     std::cerr << line.str() << "\n";
-    if (merged.earlier > 0) {
+    if (merged->earlier > 0) {
       std::cerr << "merged with the earlier findings in " << base::terminal_safe(out.string())
-                << ": " << merged.added << " new buckets, " << merged.seen_again << " found again, "
-                << merged.total << " in all\n";
+                << ": " << merged->added << " new buckets, " << merged->seen_again
+                << " found again, " << merged->total << " in all\n";
     }
   }
   for (const hunt::Bucket& b : result.buckets) {
@@ -422,12 +422,13 @@ int run_promote(const Command& command, const PromoteArgs& args) {
   } else {
     return usage_error(command, "not inside a stguard checkout: give --recipes DIR");
   }
-  std::string error;
-  hunt::PromotePlan plan;
-  if (!hunt::promote(args.dirs.front(), recipes, *args.group, args.buckets, &plan, &error)) {
-    std::cerr << "stguard hunt promote: " << base::terminal_safe(error) << "\n";
+  const base::Result<hunt::PromotePlan> planned =
+      hunt::promote(args.dirs.front(), recipes, *args.group, args.buckets);
+  if (!planned) {
+    std::cerr << "stguard hunt promote: " << base::terminal_safe(planned.error().message) << "\n";
     return kExitUsage;
   }
+  const hunt::PromotePlan& plan = *planned;
   // Said before it is done, so that a failure to say it (stdout on a full
   // disk) leaves the recipes as they were: exit 2 means nothing appended.
   for (const std::string& name : plan.promoted) {
@@ -446,8 +447,9 @@ int run_promote(const Command& command, const PromoteArgs& args) {
               << " already has every stanza\n";
     return kExitOk;
   }
-  if (!hunt::write_promotion(plan, &error)) {
-    std::cerr << "stguard hunt promote: " << base::terminal_safe(error) << "; nothing appended\n";
+  if (const base::Result<void> wrote = hunt::write_promotion(plan); !wrote) {
+    std::cerr << "stguard hunt promote: " << base::terminal_safe(wrote.error().message)
+              << "; nothing appended\n";
     return kExitUsage;
   }
   std::cerr << "appended to " << base::terminal_safe(plan.group_file.string())

@@ -386,9 +386,8 @@ void print_values_text(const std::vector<verify::TensorValues>& tensors) {
 }
 
 int run_inspect(const Command& command, const InspectArgs& args) {
-  std::string error;
-  const std::optional<ParseOptions> options = to_parse_options(args.parse, &error);
-  if (!options) return usage_error(command, error);
+  const base::Result<ParseOptions> options = to_parse_options(args.parse);
+  if (!options) return usage_error(command, options.error().message);
   if (args.files.size() != 1) {
     return usage_error(command, args.files.empty() ? "no FILE given" : "exactly one FILE expected");
   }

@@ -47,20 +47,20 @@ bool parse_limit(std::string_view flag, const std::optional<std::string>& text,
 
 }  // namespace
 
-std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::string* error) {
+base::Result<ParseOptions> to_parse_options(const ParseFlags& flags) {
   ParseOptions options;
   const std::optional<Profile> profile = profile_from_name(flags.profile);
   if (!profile) {
-    *error = "unknown profile '" + flags.profile + "' (use strict or reference)";
-    return std::nullopt;
+    return base::fail("unknown profile '" + flags.profile + "' (use strict or reference)");
   }
   options.profile = *profile;
   Limits& limits = options.limits;
-  if (!parse_limit("--max-header-bytes", flags.max_header_bytes, limits.max_header_bytes, error) ||
-      !parse_limit("--max-tensors", flags.max_tensors, limits.max_tensors, error) ||
-      !parse_limit("--max-rank", flags.max_rank, limits.max_rank, error) ||
-      !parse_limit("--max-name-bytes", flags.max_name_bytes, limits.max_name_bytes, error)) {
-    return std::nullopt;
+  std::string error;
+  if (!parse_limit("--max-header-bytes", flags.max_header_bytes, limits.max_header_bytes, &error) ||
+      !parse_limit("--max-tensors", flags.max_tensors, limits.max_tensors, &error) ||
+      !parse_limit("--max-rank", flags.max_rank, limits.max_rank, &error) ||
+      !parse_limit("--max-name-bytes", flags.max_name_bytes, limits.max_name_bytes, &error)) {
+    return base::fail(std::move(error));
   }
   return options;
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
 #include "base/file_io.h"
 #include "base/sniff.h"
 #include "stguard/header.h"
@@ -45,9 +46,9 @@ inline constexpr std::string_view kLimitOptionsHelp =
                               or "none"; a file beyond one is rejected with
                               LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).
 )";
-// The ParseOptions the flags ask for; nullopt and *error for a bad value.
+// The ParseOptions the flags ask for; fails for a bad value.
 // Each limit is a decimal in [0, 2^64) or "none" (kNoLimit).
-std::optional<ParseOptions> to_parse_options(const ParseFlags& flags, std::string* error);
+base::Result<ParseOptions> to_parse_options(const ParseFlags& flags);
 
 // The fields every per-file JSON record of check and inspect starts with:
 // file, verdict ("accept", "reject", or "error" for kIoError), profile,

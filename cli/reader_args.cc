@@ -18,8 +18,7 @@ namespace conf = stguard::conformance;
 
 // A --reader value: a reader directory, or the name of a bundled reader.
 // A --writer-dir value likewise, with writer.json.
-std::optional<fs::path> reader_dir(const std::string& value, const fs::path& adapters,
-                                   std::string* error, bool writer) {
+base::Result<fs::path> reader_dir(const std::string& value, const fs::path& adapters, bool writer) {
   const std::string_view file = writer ? conf::kWriterJson : "reader.json";
   std::error_code ec;
   if (fs::is_regular_file(fs::path(value) / file, ec)) return fs::path(value);
@@ -34,10 +33,9 @@ std::optional<fs::path> reader_dir(const std::string& value, const fs::path& ada
     }
   }
   const std::string what = writer ? "writer" : "reader";
-  *error = (writer ? "--writer-dir " : "--reader ") + value + ": no " + std::string(file) +
-           " there, and no bundled " + what + " of that name" +
-           (bundled.empty() ? std::string() : " (bundled: " + bundled + ")");
-  return std::nullopt;
+  return base::fail((writer ? "--writer-dir " : "--reader ") + value + ": no " + std::string(file) +
+                    " there, and no bundled " + what + " of that name" +
+                    (bundled.empty() ? std::string() : " (bundled: " + bundled + ")"));
 }
 
 // Why the first word of an --adapter command names nothing that can run,
@@ -73,36 +71,30 @@ std::string why_not_executable(const std::string& word, const fs::path& working_
   return "cannot find the executable " + quoted;
 }
 
-bool parse_jobs(const std::string& text, unsigned* jobs, std::string* error) {
+base::Result<unsigned> parse_jobs(const std::string& text) {
   const std::optional<std::uint64_t> value = base::parse_u64(text);
   if (!value || *value == 0 || *value > 256) {
-    *error = "--jobs needs a number from 1 to 256, got '" + text + "'";
-    return false;
+    return base::fail("--jobs needs a number from 1 to 256, got '" + text + "'");
   }
-  *jobs = static_cast<unsigned>(*value);
-  return true;
+  return static_cast<unsigned>(*value);
 }
 
-bool parse_timeout(const std::string& text, std::chrono::milliseconds* timeout,
-                   std::string* error) {
+base::Result<std::chrono::milliseconds> parse_timeout(const std::string& text) {
   const std::optional<std::uint64_t> ms = base::parse_scaled_decimal(text, 3);
   if (!ms || *ms == 0 || *ms > 86'400'000) {
-    *error =
-        "--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" + text + "'";
-    return false;
+    return base::fail("--timeout needs seconds from 0.001 to 86400 (up to three decimals), got '" +
+                      text + "'");
   }
-  *timeout = std::chrono::milliseconds(*ms);
-  return true;
+  return std::chrono::milliseconds(*ms);
 }
 
-bool parse_memory_mb(const std::string& text, std::uint64_t* memory_mb, std::string* error) {
+base::Result<std::uint64_t> parse_memory_mb(const std::string& text) {
   const std::optional<std::uint64_t> mb = base::parse_u64(text);
   if (!mb || *mb > (std::uint64_t{1} << 30)) {
-    *error = "--memory-mb needs a number from 0 (no limit) to 1073741824, got '" + text + "'";
-    return false;
+    return base::fail("--memory-mb needs a number from 0 (no limit) to 1073741824, got '" + text +
+                      "'");
   }
-  *memory_mb = *mb;
-  return true;
+  return *mb;
 }
 
 }  // namespace stguard::cli

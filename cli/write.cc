@@ -64,16 +64,15 @@ int run_write(const Command& command, const WriteArgs& args) {
   }
   const std::string& spec_path = args.files[0];
   const std::string& out_path = args.files[1];
-  std::string error;
-  const std::optional<std::string> text = base::read_file(spec_path, &error);
+  const base::Result<std::string> text = base::read_file(spec_path);
   if (!text) {
-    std::cerr << "stguard write: " << base::terminal_safe(error) << "\n";
+    std::cerr << "stguard write: " << base::terminal_safe(text.error().message) << "\n";
     return kExitUsage;
   }
-  const std::optional<conformance::WriterSpec> spec = conformance::parse_writer_spec(*text, &error);
+  const base::Result<conformance::WriterSpec> spec = conformance::parse_writer_spec(*text);
   if (!spec) {
     std::cerr << "stguard write: " << base::terminal_safe(spec_path)
-              << ": not a writer spec: " << base::terminal_safe(error) << "\n";
+              << ": not a writer spec: " << base::terminal_safe(spec.error().message) << "\n";
     return kExitUsage;
   }
   const Result<std::vector<std::uint8_t>> file = conformance::write_spec(*spec);
@@ -91,8 +90,8 @@ int run_write(const Command& command, const WriteArgs& args) {
     return kExitFailed;
   }
   const std::string_view bytes(reinterpret_cast<const char*>(file->data()), file->size());
-  if (!base::write_file(out_path, bytes, &error, 0644)) {
-    std::cerr << "stguard write: " << base::terminal_safe(error) << "\n";
+  if (const base::Result<void> wrote = base::write_file(out_path, bytes, 0644); !wrote) {
+    std::cerr << "stguard write: " << base::terminal_safe(wrote.error().message) << "\n";
     return kExitUsage;
   }
   if (args.protocol) std::cout << "{\"outcome\":\"written\"}\n";

@@ -43,9 +43,9 @@ bool both_accept(std::span<const std::uint8_t> file) {
   return o.strict.accept && o.reference.accept;
 }
 
-bool write_bytes(const fs::path& path, std::span<const std::uint8_t> bytes, std::string* error) {
+base::Result<void> write_bytes(const fs::path& path, std::span<const std::uint8_t> bytes) {
   return base::write_file(
-      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
+      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 // The first failure of any worker, kept for the result.
@@ -178,9 +178,8 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
       slot.file = make_candidate(pool, options.seed, run, options.from_valid);
       slot.oracle = judge(slot.file);
       const fs::path path = options.work_dir / (std::to_string(run) + ".safetensors");
-      std::string error;
-      if (!write_bytes(path, slot.file, &error)) {
-        failure.set(std::move(error));
+      if (base::Result<void> wrote = write_bytes(path, slot.file); !wrote) {
+        failure.set(wrote.error().message);
         return;
       }
       slot.answer = grader.grade(slot.oracle.expected, path);
@@ -226,9 +225,8 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
         if (options.minimise_seconds > 0 && since(minimise_start) >= options.minimise_seconds) {
           return false;
         }
-        std::string error;
-        if (!write_bytes(path, bytes, &error)) {
-          failure.set(std::move(error));
+        if (base::Result<void> wrote = write_bytes(path, bytes); !wrote) {
+          failure.set(wrote.error().message);
           return false;
         }
         ++reader_runs;

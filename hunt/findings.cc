@@ -280,34 +280,33 @@ std::string_view as_text(const std::vector<std::uint8_t>& bytes) {
 
 }  // namespace
 
-bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
-                    std::string_view reader_name, std::uint64_t runs, FindingsReport* report,
-                    std::string* error) {
+base::Result<FindingsReport> write_findings(base::OwnedDir& dir,
+                                            std::span<const Bucket* const> buckets,
+                                            std::string_view reader_name, std::uint64_t runs) {
+  FindingsReport report;
   // What earlier hunts into this folder found, when it holds any.
   std::uint64_t earlier_runs = 0;
   std::vector<std::string> order;
   std::map<std::string, Held> held;
   if (dir.made(kHuntFile)) {
-    const std::optional<std::string> text = base::read_file(dir.path() / kHuntFile, error);
-    if (!text) return false;
+    const base::Result<std::string> text = base::read_file(dir.path() / kHuntFile);
+    if (!text) return text.error();
     const nlohmann::json hunt = nlohmann::json::parse(*text, nullptr, false);
     if (!hunt.is_object() || !hunt.contains("reader") || !hunt["reader"].is_string()) {
-      *error = (dir.path() / kHuntFile).string() + ": not what stguard hunt wrote";
-      return false;
+      return base::fail((dir.path() / kHuntFile).string() + ": not what stguard hunt wrote");
     }
     if (hunt["reader"].get<std::string>() != reader_name) {
-      *error = dir.path().string() + " holds the findings of reader " +
-               hunt["reader"].get<std::string>() + ", not " + std::string(reader_name) +
-               ": give another --out";
-      return false;
+      return base::fail(dir.path().string() + " holds the findings of reader " +
+                        hunt["reader"].get<std::string>() + ", not " + std::string(reader_name) +
+                        ": give another --out");
     }
     if (hunt.contains("runs") && hunt["runs"].is_number_unsigned()) {
       earlier_runs = hunt["runs"].get<std::uint64_t>();
     }
   }
   if (dir.made("findings.jsonl")) {
-    const std::optional<std::string> text = base::read_file(dir.path() / "findings.jsonl", error);
-    if (!text) return false;
+    const base::Result<std::string> text = base::read_file(dir.path() / "findings.jsonl");
+    if (!text) return text.error();
     std::size_t line_number = 0;
     for (std::size_t at = 0; at < text->size();) {
       std::size_t end = text->find('\n', at);
@@ -319,9 +318,8 @@ bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
       nlohmann::ordered_json json = nlohmann::ordered_json::parse(line, nullptr, false);
       if (!json.is_object() || !json.contains("bucket") || !json["bucket"].is_string() ||
           !json.contains("hits") || !json["hits"].is_number_unsigned()) {
-        *error = (dir.path() / "findings.jsonl").string() + ": line " +
-                 std::to_string(line_number) + " is not a finding stguard hunt wrote";
-        return false;
+        return base::fail((dir.path() / "findings.jsonl").string() + ": line " +
+                          std::to_string(line_number) + " is not a finding stguard hunt wrote");
       }
       const std::string bucket = json["bucket"].get<std::string>();
       if (held.count(bucket) == 0) order.push_back(bucket);
@@ -329,14 +327,14 @@ bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
     }
   }
   if (dir.made("cases.txt")) {
-    const std::optional<std::string> text = base::read_file(dir.path() / "cases.txt", error);
-    if (!text) return false;
+    const base::Result<std::string> text = base::read_file(dir.path() / "cases.txt");
+    if (!text) return text.error();
     for (auto& [name, stanza] : split_stanzas(*text)) {
       const std::string bucket = name.rfind("hunt-", 0) == 0 ? name.substr(5) : name;
       if (const auto it = held.find(bucket); it != held.end()) it->second.stanza = stanza;
     }
   }
-  report->earlier = held.size();
+  report.earlier = held.size();
 
   for (const Bucket* bucket : buckets) {
     const std::string name = bucket->signature.bucket();
@@ -344,7 +342,7 @@ bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
     const auto it = held.find(name);
     std::uint64_t hits = bucket->hits;
     if (it != held.end()) {
-      ++report->seen_again;
+      ++report.seen_again;
       hits += it->second.line["hits"].get<std::uint64_t>();
       const bool smaller = !it->second.line.contains("size") ||
                            !it->second.line["size"].is_number_unsigned() ||
@@ -354,10 +352,10 @@ bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
         continue;
       }
     } else {
-      ++report->added;
+      ++report.added;
       order.push_back(name);
     }
-    if (!dir.write(rel, as_text(bucket->file), error)) return false;
+    if (auto wrote = dir.write(rel, as_text(bucket->file)); !wrote) return wrote.error();
     Held& entry = held[name];
     entry.line = nlohmann::ordered_json::parse(findings_line(*bucket, rel));
     entry.line["hits"] = hits;
@@ -374,28 +372,36 @@ bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
     cases += entry.stanza;
     if (cases.back() != '\n') cases += '\n';
   }
-  report->total = order.size();
+  report.total = order.size();
   nlohmann::ordered_json hunt;
   hunt["reader"] = reader_name;
   hunt["runs"] = earlier_runs + runs;
   hunt["buckets"] = order.size();
-  return dir.write("findings.jsonl", jsonl, error) && dir.write("cases.txt", cases, error) &&
-         dir.write(kHuntFile, base::json_line(hunt) + "\n", error) && dir.save(error);
+  const std::pair<std::string_view, std::string> files[] = {
+      {"findings.jsonl", std::move(jsonl)},
+      {"cases.txt", std::move(cases)},
+      {kHuntFile, base::json_line(hunt) + "\n"},
+  };
+  for (const auto& [name, text] : files) {
+    if (auto wrote = dir.write(name, text); !wrote) return wrote.error();
+  }
+  if (base::Result<void> saved = dir.save(); !saved) return saved.error();
+  return report;
 }
 
-bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_view group,
-             std::span<const std::string> buckets, PromotePlan* plan, std::string* error) {
+base::Result<PromotePlan> promote(const fs::path& hunt_dir, const fs::path& recipes_dir,
+                                  std::string_view group, std::span<const std::string> buckets) {
   if (!valid_group(group)) {
-    *error = "--group must be kebab-case (a-z, 0-9, '-'), not '" + std::string(group) + "'";
-    return false;
+    return base::fail("--group must be kebab-case (a-z, 0-9, '-'), not '" + std::string(group) +
+                      "'");
   }
   const fs::path cases_path = hunt_dir / "cases.txt";
-  const std::optional<std::string> cases = base::read_file(cases_path, error);
-  if (!cases) return false;
+  const base::Result<std::string> cases = base::read_file(cases_path);
+  if (!cases) return cases.error();
   const std::vector<std::pair<std::string, std::string>> stanzas = split_stanzas(*cases);
   if (stanzas.empty()) {
-    *error = cases_path.string() + ": no recipe stanza in it (not a cases.txt of stguard hunt)";
-    return false;
+    return base::fail(cases_path.string() +
+                      ": no recipe stanza in it (not a cases.txt of stguard hunt)");
   }
   std::vector<const std::pair<std::string, std::string>*> chosen;
   if (buckets.empty()) {
@@ -404,18 +410,17 @@ bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_
   for (const std::string& bucket : buckets) {
     const auto it = std::find_if(stanzas.begin(), stanzas.end(),
                                  [&](const auto& s) { return s.first == "hunt-" + bucket; });
-    if (it == stanzas.end()) {
-      *error = "no bucket " + bucket + " in " + cases_path.string();
-      return false;
-    }
+    if (it == stanzas.end())
+      return base::fail("no bucket " + bucket + " in " + cases_path.string());
     chosen.push_back(&*it);
   }
-  plan->group_file = recipes_dir / "cases" / (std::string(group) + ".txt");
+  PromotePlan plan;
+  plan.group_file = recipes_dir / "cases" / (std::string(group) + ".txt");
   std::string text;
   std::error_code ec;
-  if (fs::exists(plan->group_file, ec)) {
-    const std::optional<std::string> old = base::read_file(plan->group_file, error);
-    if (!old) return false;
+  if (fs::exists(plan.group_file, ec)) {
+    const base::Result<std::string> old = base::read_file(plan.group_file);
+    if (!old) return old.error();
     text = *old;
   } else {
     text =
@@ -423,34 +428,32 @@ bool promote(const fs::path& hunt_dir, const fs::path& recipes_dir, std::string_
   }
   for (const auto* stanza : chosen) {
     if (text.find("\ncase: " + stanza->first + "\n") != std::string::npos) {
-      plan->already_present.push_back(stanza->first);
+      plan.already_present.push_back(stanza->first);
       continue;
     }
     if (!text.empty() && text.back() != '\n') text += '\n';
     text += "\n" + stanza->second;
-    plan->promoted.push_back(stanza->first);
+    plan.promoted.push_back(stanza->first);
   }
   // The group file as it would be must load with the other recipes and make
   // its new cases, so that promoting can never break `corpus build`.
-  try {
-    const conformance::RecipeSet set =
-        conformance::load_recipes_with(recipes_dir, std::string(group), text);
-    for (const conformance::Recipe* recipe : set.all()) {
-      if (recipe->group == group && std::find(plan->promoted.begin(), plan->promoted.end(),
-                                              recipe->name) != plan->promoted.end()) {
-        (void)conformance::build_case(*recipe);
+  const base::Result<conformance::RecipeSet> set =
+      conformance::load_recipes_with(recipes_dir, std::string(group), text);
+  if (!set) return set.error().in("not promoted");
+  for (const conformance::Recipe* recipe : set->all()) {
+    if (recipe->group == group && std::find(plan.promoted.begin(), plan.promoted.end(),
+                                            recipe->name) != plan.promoted.end()) {
+      if (const auto built = conformance::build_case(*recipe); !built) {
+        return built.error().in("not promoted");
       }
     }
-  } catch (const conformance::RecipeError& e) {
-    *error = "not promoted: " + std::string(e.what());
-    return false;
   }
-  plan->text = std::move(text);
-  return true;
+  plan.text = std::move(text);
+  return plan;
 }
 
-bool write_promotion(const PromotePlan& plan, std::string* error) {
-  return base::write_file(plan.group_file, plan.text, error);
+base::Result<void> write_promotion(const PromotePlan& plan) {
+  return base::write_file(plan.group_file, plan.text);
 }
 
 }  // namespace stguard::hunt

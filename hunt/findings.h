@@ -13,9 +13,9 @@
 //   DIR/hunt.json          the reader, the files generated so far, the buckets
 //   DIR/.stguard-owned.json  the files stguard made there (base/owned_dir.h)
 //
-//   write_findings(owned_dir, buckets, "safetensors-npm", runs, &report, &error);
-//   promote(dir, recipes_dir, "hunt", {}, &plan, &error);   // every stanza
-//   write_promotion(plan, &error);
+//   auto report = write_findings(owned_dir, buckets, "safetensors-npm", runs);
+//   auto plan = promote(dir, recipes_dir, "hunt", {});   // every stanza
+//   if (plan) write_promotion(*plan);
 #ifndef STGUARD_HUNT_FINDINGS_H_
 #define STGUARD_HUNT_FINDINGS_H_
 
@@ -54,11 +54,11 @@ struct FindingsReport {
 // hunt's file, line and stanza when its file is smaller; earlier buckets
 // are kept, in their order, before the new ones. hunt.json records the
 // reader and the runs so far; a folder of another reader's hunt is refused.
-// False with *error on an I/O failure or a folder whose files are not what
-// stguard hunt wrote.
-bool write_findings(base::OwnedDir& dir, std::span<const Bucket* const> buckets,
-                    std::string_view reader_name, std::uint64_t runs, FindingsReport* report,
-                    std::string* error);
+// Fails on an I/O failure or a folder whose files are not what stguard hunt
+// wrote.
+base::Result<FindingsReport> write_findings(base::OwnedDir& dir,
+                                            std::span<const Bucket* const> buckets,
+                                            std::string_view reader_name, std::uint64_t runs);
 
 struct PromotePlan {
   std::filesystem::path group_file;
@@ -74,12 +74,12 @@ struct PromotePlan {
 // name that is not kebab-case, a bad directive, an id used elsewhere) is
 // refused. A bucket not in cases.txt, a cases.txt without stanzas, a group
 // name that is not kebab-case or an I/O failure is an error. Writes nothing.
-bool promote(const std::filesystem::path& hunt_dir, const std::filesystem::path& recipes_dir,
-             std::string_view group, std::span<const std::string> buckets, PromotePlan* plan,
-             std::string* error);
+base::Result<PromotePlan> promote(const std::filesystem::path& hunt_dir,
+                                  const std::filesystem::path& recipes_dir, std::string_view group,
+                                  std::span<const std::string> buckets);
 
 // Writes the group file a plan describes.
-bool write_promotion(const PromotePlan& plan, std::string* error);
+base::Result<void> write_promotion(const PromotePlan& plan);
 
 }  // namespace stguard::hunt
 

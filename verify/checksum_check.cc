@@ -99,9 +99,11 @@ std::optional<std::string> read_checksum_list(Verification& v) {
     v.add(unfollowable_symlink_finding(e, o.err));
     return std::nullopt;
   }
-  const std::string err =
-      o ? base::read_fd(o.fd, v.options.max_checksum_file_bytes, &v.checksum_text)
-        : base::open_error_text(o.err);
+  const base::Result<std::string> text =
+      o ? base::read_fd(o.fd, v.options.max_checksum_file_bytes)
+        : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
+  const std::string err = text ? std::string() : text.error().message;
+  if (text) v.checksum_text = *text;
   if (!err.empty()) {
     v.report.checksums = cr;
     v.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, e.name,
@@ -120,12 +122,11 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
   std::map<std::string, std::pair<std::uint64_t, base::Sha256Digest>> listed;  // first line
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const ChecksumLine& line = lines[i];
-    std::string why;
-    std::optional<std::string> name = base::safe_relative_name(line.name, &why);
+    const base::Result<std::string> name = base::safe_relative_name(line.name);
     if (!name) {
       Finding f = make_finding(FindingKind::kUnsafePath, Category::kChecksum, source,
                                "line " + std::to_string(line.line) + ": " + in_quotes(line.name) +
-                                   ": " + why + "; not opened");
+                                   ": " + name.error().message + "; not opened");
       f.line = line.line;
       f.other = line.name;
       v.add(std::move(f));

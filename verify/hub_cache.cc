@@ -238,9 +238,11 @@ void read_refs(Repository& repo, int dir_fd, const std::string& prefix, int dept
       continue;
     }
     const base::Opened o = base::open_beneath(dir_fd, name, {.follow_symlinks = false});
-    std::string text;
-    const std::string err =
-        o.fd ? base::read_fd(o.fd.get(), kMaxRefBytes, &text) : base::open_error_text(o.err);
+    const base::Result<std::string> read =
+        o.fd ? base::read_fd(o.fd.get(), kMaxRefBytes)
+             : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
+    const std::string err = read ? std::string() : read.error().message;
+    std::string text = read ? *read : std::string();
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
       text.pop_back();
     }

@@ -208,7 +208,7 @@ void compare_checksum_sources(Verification& v, const std::map<std::string, std::
   const std::string list =
       v.report.checksums ? v.report.checksums->file : std::string("SHA256SUMS");
   for (const ChecksumLine& line : parse_checksum_file(v.checksum_text, nullptr)) {
-    const std::optional<std::string> name = base::safe_relative_name(line.name, nullptr);
+    const base::Result<std::string> name = base::safe_relative_name(line.name);
     if (!name) continue;  // check_checksums reported it
     const auto it = hub_sha256.find(*name);
     if (it == hub_sha256.end()) continue;

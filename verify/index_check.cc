@@ -39,8 +39,9 @@ std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
     }
     return std::nullopt;
   }
-  std::string text;
-  const std::string err = base::read_fd(o.fd, v.options.max_index_bytes, &text);
+  const base::Result<std::string> read = base::read_fd(o.fd, v.options.max_index_bytes);
+  const std::string err = read ? std::string() : read.error().message;
+  const std::string text = read ? *read : std::string();
   if (!err.empty()) {
     // Over max_index_bytes is a verdict on the index; anything else is a
     // failure to read it (exit status 2).
@@ -76,11 +77,15 @@ void name_shards(Verification& v, IndexUnderCheck& index) {
   for (const auto& item : index.weight_map) raw_names.insert(item.second);
   const std::string_view folder = folder_of(file);
   for (const std::string& raw : raw_names) {
+    const base::Result<std::string> safe = base::safe_relative_name(raw);
+    std::optional<std::string> name;
     std::string why;
-    std::optional<std::string> name = base::safe_relative_name(raw, &why);
-    if (name && name->find('/') != std::string::npos) {
-      name.reset();
+    if (!safe) {
+      why = safe.error().message;
+    } else if (safe->find('/') != std::string::npos) {
       why = "not a file directly in the index's folder (shards must sit next to their index)";
+    } else {
+      name = *safe;
     }
     if (!name) {
       Finding f =

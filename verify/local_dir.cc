@@ -85,13 +85,15 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
   const std::string where = std::string(kDownloadDir) + "/" + rel;
   const std::string path = rel.substr(0, rel.size() - kMetadataSuffix.size());
   const base::Opened o = base::open_beneath(dir_fd, name, {.follow_symlinks = false});
-  std::string text;
-  const std::string err = o.fd ? base::read_fd(o.fd.get(), kMaxDownloadMetadataBytes, &text)
-                               : base::open_error_text(o.err);
+  const base::Result<std::string> read =
+      o.fd ? base::read_fd(o.fd.get(), kMaxDownloadMetadataBytes)
+           : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
+  const std::string err = read ? std::string() : read.error().message;
   std::string why;
   std::optional<Metadata> m;
-  if (err.empty()) m = parse_metadata(text, &why);
-  const std::optional<std::string> safe = base::safe_relative_name(path, &why);
+  if (err.empty()) m = parse_metadata(*read, &why);
+  const base::Result<std::string> safe = base::safe_relative_name(path);
+  if (!safe) why = safe.error().message;
   if (!err.empty() || !m || !safe) {
     Finding f = make_finding(FindingKind::kHubMetadataInvalid, Category::kHub, where,
                              (err.empty() ? why : "cannot be read: " + err) + "; " +

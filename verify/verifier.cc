@@ -29,12 +29,12 @@ bool load_checksum_option(Verification& v) {
     v.report.fatal = "cannot open checksum file " + path + ": " + base::errno_text(errno);
     return false;
   }
-  const std::string err =
-      base::read_fd(fd.get(), v.options.max_checksum_file_bytes, &v.checksum_text);
-  if (!err.empty()) {
-    v.report.fatal = "cannot read checksum file " + path + ": " + err;
+  const base::Result<std::string> text = base::read_fd(fd.get(), v.options.max_checksum_file_bytes);
+  if (!text) {
+    v.report.fatal = "cannot read checksum file " + path + ": " + text.error().message;
     return false;
   }
+  v.checksum_text = *text;
   return true;
 }
 

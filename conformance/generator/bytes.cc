@@ -10,6 +10,7 @@
 
 #include "base/decimal.h"
 #include "base/hex.h"
+#include "conformance/generator/recipe_error.h"
 
 namespace stguard::conformance {
 namespace {

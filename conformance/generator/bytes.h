@@ -5,7 +5,8 @@
 //   std::vector<std::uint8_t> data;
 //   append_byte_spec({"f32 1.5 -2", at}, data);                       // 8 bytes
 //
-// Every function throws RecipeError (with the recipe line) on malformed input.
+// Internal to conformance/generator/: every function throws RecipeError
+// (recipe_error.h, with the recipe line) on malformed input.
 #ifndef STGUARD_CONFORMANCE_GENERATOR_BYTES_H_
 #define STGUARD_CONFORMANCE_GENERATOR_BYTES_H_
 

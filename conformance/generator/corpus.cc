@@ -2,6 +2,8 @@
 // and the corpus directory (corpus.h).
 #include "conformance/generator/corpus.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
@@ -14,6 +16,7 @@
 #include "base/sha256.h"
 #include "conformance/generator/bytes.h"
 #include "conformance/generator/readme.h"
+#include "conformance/generator/recipe_error.h"
 #include "conformance/model/manifest.h"
 #include "conformance/writers/cases.h"
 
@@ -283,13 +286,13 @@ ExpectedContent expected_content(const Recipe& r, const std::vector<std::uint8_t
 
 // Writes `bytes` to `relative` in the corpus folder unless it already holds
 // exactly them, and records which it was.
-bool write_if_changed(base::OwnedDir& dir, const std::string& relative, std::string_view bytes,
-                      WriteReport& report, std::string* error) {
-  const std::optional<base::OwnedDir::Wrote> wrote = dir.write(relative, bytes, error);
-  if (!wrote) return false;
+base::Result<void> write_if_changed(base::OwnedDir& dir, const std::string& relative,
+                                    std::string_view bytes, WriteReport& report) {
+  const base::Result<base::OwnedDir::Wrote> wrote = dir.write(relative, bytes);
+  if (!wrote) return wrote.error();
   (*wrote == base::OwnedDir::Wrote::kUnchanged ? report.unchanged : report.written)
       .push_back(relative);
-  return true;
+  return {};
 }
 
 std::string_view as_text(std::span<const std::uint8_t> bytes) {
@@ -297,12 +300,14 @@ std::string_view as_text(std::span<const std::uint8_t> bytes) {
 }
 
 // Writes each case file into its group directory.
-bool write_case_files(std::span<const BuiltCase> cases, base::OwnedDir& dir, WriteReport& report,
-                      std::string* error) {
+base::Result<void> write_case_files(std::span<const BuiltCase> cases, base::OwnedDir& dir,
+                                    WriteReport& report) {
   for (const BuiltCase& c : cases) {
-    if (!write_if_changed(dir, c.entry.file, as_text(c.bytes), report, error)) return false;
+    if (base::Result<void> w = write_if_changed(dir, c.entry.file, as_text(c.bytes), report); !w) {
+      return w;
+    }
   }
-  return true;
+  return {};
 }
 
 std::string manifest_text(std::span<const BuiltCase> cases) {
@@ -322,32 +327,36 @@ constexpr std::string_view kWriterReadmeHead =
 
 }  // namespace
 
-BuiltCase build_case(const Recipe& recipe) {
-  BuiltCase c;
-  c.recipe = &recipe;
-  c.bytes = build_bytes(recipe);
-  c.strict = resolve(recipe.strict, c.bytes, recipe.source);
-  c.reference = resolve(recipe.reference, c.bytes, recipe.source);
-  Case& e = c.entry;
-  e.id = recipe.id;
-  e.file = recipe.group + "/" + recipe.name + ".safetensors";
-  e.sha256 = base::sha256_hex(c.bytes);
-  e.size = c.bytes.size();
-  e.description = recipe.description;
-  e.rules = recipe.rules;
-  e.verdict = recipe.verdict();
-  e.strict = recipe.strict.verdict();
-  e.reference = recipe.reference.verdict();
-  e.reason = recipe.manifest_reason();
-  e.tags = recipe.tags;
-  if (recipe.accepted_by_any()) e.expected = expected_content(recipe, c.bytes);
-  return c;
+base::Result<BuiltCase> build_case(const Recipe& recipe) {
+  return recipe_result<BuiltCase>([&] {
+    BuiltCase c;
+    c.recipe = &recipe;
+    c.bytes = build_bytes(recipe);
+    c.strict = resolve(recipe.strict, c.bytes, recipe.source);
+    c.reference = resolve(recipe.reference, c.bytes, recipe.source);
+    Case& e = c.entry;
+    e.id = recipe.id;
+    e.file = recipe.group + "/" + recipe.name + ".safetensors";
+    e.sha256 = base::sha256_hex(c.bytes);
+    e.size = c.bytes.size();
+    e.description = recipe.description;
+    e.rules = recipe.rules;
+    e.verdict = recipe.verdict();
+    e.strict = recipe.strict.verdict();
+    e.reference = recipe.reference.verdict();
+    e.reason = recipe.manifest_reason();
+    e.tags = recipe.tags;
+    if (recipe.accepted_by_any()) e.expected = expected_content(recipe, c.bytes);
+    return c;
+  });
 }
 
-Corpus build_corpus(const RecipeSet& set, bool keep_on_demand_bytes) {
+base::Result<Corpus> build_corpus(const RecipeSet& set, bool keep_on_demand_bytes) {
   Corpus corpus;
   for (const Recipe* r : set.all()) {
-    BuiltCase c = build_case(*r);
+    base::Result<BuiltCase> built = build_case(*r);
+    if (!built) return built.error();
+    BuiltCase c = std::move(*built);
     if (r->on_demand()) {
       if (!keep_on_demand_bytes) {
         c.bytes.clear();
@@ -361,22 +370,20 @@ Corpus build_corpus(const RecipeSet& set, bool keep_on_demand_bytes) {
   return corpus;
 }
 
-std::optional<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
-                                        const std::filesystem::path& out_dir, std::string* error) {
-  std::string tmpl_error;
-  const std::optional<std::string> tmpl =
-      base::read_file(set.dir / "corpus_readme.md.in", &tmpl_error);
-  if (!tmpl) throw RecipeReadError(tmpl_error);
-  std::optional<base::OwnedDir> dir = base::OwnedDir::claim(out_dir, kCorpusCommand, error);
-  if (!dir) return std::nullopt;
+base::Result<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
+                                       const std::filesystem::path& out_dir) {
+  const base::Result<std::string> tmpl = base::read_file(set.dir / "corpus_readme.md.in");
+  if (!tmpl) return tmpl.error();
+  base::Result<base::OwnedDir> dir = base::OwnedDir::claim(out_dir, kCorpusCommand);
+  if (!dir) return dir.error();
   WriteReport report;
-  if (!write_case_files(corpus.cases, *dir, report, error)) return std::nullopt;
+  if (base::Result<void> w = write_case_files(corpus.cases, *dir, report); !w) return w.error();
   std::set<std::string> produced;
   for (const BuiltCase& c : corpus.cases) produced.insert(c.entry.file);
   // The writer cases (conformance/writers/cases.h) live beside the reader
   // cases, in their own group directory with their own manifest.
   for (const auto& [file, bytes] : writer_case_files()) {
-    if (!write_if_changed(*dir, file, bytes, report, error)) return std::nullopt;
+    if (base::Result<void> w = write_if_changed(*dir, file, bytes, report); !w) return w.error();
     produced.insert(file);
   }
   const std::pair<std::string, std::string> top_files[] = {
@@ -386,33 +393,92 @@ std::optional<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corp
        corpus_readme(set, corpus, *tmpl) + std::string(kWriterReadmeHead) + writer_cases_readme()},
   };
   for (const auto& [file, text] : top_files) {
-    if (!write_if_changed(*dir, file, text, report, error)) return std::nullopt;
+    if (base::Result<void> w = write_if_changed(*dir, file, text, report); !w) return w.error();
     produced.insert(file);
   }
   // What an earlier build made and this one did not (a renamed or deleted
   // recipe) goes, if it still holds what was written.
-  if (!dir->remove_stale(produced, &report.removed, &report.kept_changed, error)) {
-    return std::nullopt;
-  }
+  base::Result<base::OwnedDir::Stale> stale = dir->remove_stale(produced);
+  if (!stale) return stale.error();
+  report.removed = std::move(stale->removed);
+  report.kept_changed = std::move(stale->kept_changed);
   return report;
 }
 
-std::optional<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir,
-                                           std::string* error) {
+base::Result<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir) {
   for (const BuiltCase& c : corpus.on_demand) {
     if (c.bytes.size() != c.entry.size) {
-      throw RecipeError(c.recipe->id + ": bytes not kept (build with keep_on_demand_bytes)");
+      return base::fail(c.recipe->id + ": bytes not kept (build with keep_on_demand_bytes)");
     }
   }
-  std::optional<base::OwnedDir> owned = base::OwnedDir::claim(dir, kOnDemandCommand, error);
-  if (!owned) return std::nullopt;
+  base::Result<base::OwnedDir> owned = base::OwnedDir::claim(dir, kOnDemandCommand);
+  if (!owned) return owned.error();
   WriteReport report;
-  if (!write_case_files(corpus.on_demand, *owned, report, error) ||
-      !write_if_changed(*owned, "manifest.json", manifest_text(corpus.on_demand), report, error) ||
-      !owned->save(error)) {
-    return std::nullopt;
+  if (base::Result<void> w = write_case_files(corpus.on_demand, *owned, report); !w) {
+    return w.error();
   }
+  if (base::Result<void> w =
+          write_if_changed(*owned, "manifest.json", manifest_text(corpus.on_demand), report);
+      !w) {
+    return w.error();
+  }
+  if (base::Result<void> saved = owned->save(); !saved) return saved.error();
   return report;
+}
+
+base::Result<std::vector<CorpusDifference>> compare_corpus(const RecipeSet& set,
+                                                           const Corpus& corpus,
+                                                           const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  std::string pattern = (tmp / "stguard-corpus-check-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return base::io_failure("cannot make a scratch folder in " + tmp.string() + ": " +
+                            base::errno_text(errno));
+  }
+  const fs::path scratch = pattern;
+  // The scratch folder is this call's own, made just now by mkdtemp.
+  struct RemoveScratch {
+    const fs::path& path;
+    ~RemoveScratch() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_scratch{scratch};
+  const fs::path built = scratch / "corpus";
+  if (const base::Result<WriteReport> w = write_corpus(set, corpus, built); !w) return w.error();
+  std::vector<CorpusDifference> differences;
+  std::set<std::string> expected_files;
+  for (fs::recursive_directory_iterator it(built, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string rel = fs::relative(it->path(), built).generic_string();
+    expected_files.insert(rel);
+    const fs::path committed = dir / rel;
+    if (!fs::is_regular_file(committed, ec)) {
+      differences.push_back({CorpusDifference::Kind::kMissing, rel});
+      continue;
+    }
+    const base::Result<std::string> theirs = base::read_file(committed);
+    const base::Result<std::string> ours = base::read_file(it->path());
+    if (!ours) return ours.error();
+    if (!theirs || *theirs != *ours) differences.push_back({CorpusDifference::Kind::kDiffers, rel});
+  }
+  if (ec) return base::io_failure("cannot list " + built.string() + ": " + ec.message());
+  if (fs::is_directory(dir, ec)) {
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      // Reader cases, and the writer cases' specs in writers/.
+      const bool writer_spec =
+          it->path().extension() == ".json" && it->path().parent_path().filename() == kWriterGroup;
+      if (!it->is_regular_file(ec) || (it->path().extension() != ".safetensors" && !writer_spec)) {
+        continue;
+      }
+      const std::string rel = fs::relative(it->path(), dir).generic_string();
+      if (!expected_files.count(rel)) differences.push_back({CorpusDifference::Kind::kStale, rel});
+    }
+    if (ec) return base::io_failure("cannot list " + dir.string() + ": " + ec.message());
+  }
+  return differences;
 }
 
 }  // namespace stguard::conformance

@@ -1,10 +1,9 @@
 // conformance/generator/corpus.h: turn recipes into case files and their
 // manifest entries, and write the corpus directory.
 //
-//   auto set = stguard::conformance::load_recipes(conformance_dir);
-//   stguard::conformance::Corpus corpus = stguard::conformance::build_corpus(set);
-//   std::string error;
-//   if (!stguard::conformance::write_corpus(set, corpus, corpus_dir, &error)) die(error);
+//   auto set = stguard::conformance::load_recipes(conformance_dir);   // base::Result
+//   auto corpus = stguard::conformance::build_corpus(*set);
+//   if (auto w = stguard::conformance::write_corpus(*set, *corpus, corpus_dir); !w) die(w.error());
 //
 // Everything a case expects comes from its recipe: verdicts and reasons are
 // written by hand, offsets are evaluated from the recipe's offset expressions
@@ -38,8 +37,9 @@ struct BuiltCase {
   ExpectedOutcome reference;
 };
 
-// Generates one case. Throws RecipeError.
-BuiltCase build_case(const Recipe& recipe);
+// Generates one case. Fails with "file:line: why" when the recipe cannot
+// make it.
+base::Result<BuiltCase> build_case(const Recipe& recipe);
 
 struct Corpus {
   std::vector<BuiltCase> cases;      // committed cases, sorted by id
@@ -48,7 +48,7 @@ struct Corpus {
 
 // Builds every case. On-demand cases are always generated (their size and
 // sha256 go into on-demand.json); their bytes are kept only when asked.
-Corpus build_corpus(const RecipeSet& set, bool keep_on_demand_bytes = false);
+base::Result<Corpus> build_corpus(const RecipeSet& set, bool keep_on_demand_bytes = false);
 
 struct WriteReport {
   std::vector<std::string> written;       // created or changed
@@ -66,16 +66,31 @@ inline constexpr std::string_view kOnDemandCommand = "corpus build --huge";
 // earlier build made (base/owned_dir.h: never a folder of the user's).
 // Files already identical are left untouched, others replaced atomically;
 // files an earlier build made that no case produces now are removed while
-// they still hold what it wrote. nullopt with *error when out_dir is not
-// ours or a write fails; throws RecipeError for a missing README template.
-std::optional<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
-                                        const std::filesystem::path& out_dir, std::string* error);
+// they still hold what it wrote. Fails when out_dir is not ours, the README
+// template cannot be read or a write fails.
+base::Result<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
+                                       const std::filesystem::path& out_dir);
 
 // Writes the on-demand cases (bytes kept) and a manifest.json for them into
 // dir (new, empty, or made by an earlier --huge build), which then is a
 // corpus of its own.
-std::optional<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir,
-                                           std::string* error);
+base::Result<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir);
+
+// How a corpus folder differs from what the recipes make, file by file, in
+// the order found.
+struct CorpusDifference {
+  enum class Kind { kMissing, kDiffers, kStale } kind;
+  std::string file;  // relative to the folder
+};
+
+// Builds the corpus into a scratch folder with write_corpus (so that checking
+// and building never disagree about what "identical" means) and compares it
+// with `dir`: a file the recipes make that `dir` lacks or holds otherwise,
+// and a case file in `dir` that no recipe makes. Empty when they agree.
+// Fails when the scratch build cannot be written.
+base::Result<std::vector<CorpusDifference>> compare_corpus(const RecipeSet& set,
+                                                           const Corpus& corpus,
+                                                           const std::filesystem::path& dir);
 
 }  // namespace stguard::conformance
 

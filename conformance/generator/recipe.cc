@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/file_io.h"
+#include "conformance/generator/recipe_error.h"
 #include "stguard/error.h"
 
 namespace stguard::conformance {
@@ -66,9 +67,8 @@ std::vector<std::string_view> lines_of(std::string_view text) {
 }
 
 std::string read_text(const std::filesystem::path& path) {
-  std::string error;
-  std::optional<std::string> text = base::read_file(path, &error);
-  if (!text) throw RecipeReadError(error);
+  base::Result<std::string> text = base::read_file(path);
+  if (!text) throw RecipeReadError(text.error().message);
   return std::move(*text);
 }
 
@@ -240,8 +240,6 @@ void load_vocabulary(const std::filesystem::path& path, Vocabulary& vocab) {
   }
 }
 
-}  // namespace
-
 Group parse_group(std::string_view text, const std::string& name, const std::string& relative,
                   const Vocabulary& vocab) {
   Group group;
@@ -343,8 +341,6 @@ Group parse_group(std::string_view text, const std::string& name, const std::str
   return group;
 }
 
-namespace {
-
 Group load_group(const std::filesystem::path& path, const std::string& relative,
                  const Vocabulary& vocab) {
   return parse_group(read_text(path), path.stem().string(), relative, vocab);
@@ -374,10 +370,14 @@ std::vector<const Recipe*> RecipeSet::all() const {
   return out;
 }
 
-RecipeSet load_recipes(const std::filesystem::path& dir) { return load_recipes_with(dir, {}, {}); }
+base::Result<RecipeSet> load_recipes(const std::filesystem::path& dir) {
+  return load_recipes_with(dir, {}, {});
+}
 
-RecipeSet load_recipes_with(const std::filesystem::path& dir, const std::string& group,
-                            std::string_view group_text) {
+namespace {
+
+RecipeSet load_recipes_throwing(const std::filesystem::path& dir, const std::string& group,
+                                std::string_view group_text) {
   RecipeSet set;
   set.dir = dir;
   load_vocabulary(dir / "vocabulary.txt", set.vocabulary);
@@ -423,6 +423,13 @@ RecipeSet load_recipes_with(const std::filesystem::path& dir, const std::string&
     throw RecipeError("vocabulary.txt: declared but no case carries:" + missing);
   }
   return set;
+}
+
+}  // namespace
+
+base::Result<RecipeSet> load_recipes_with(const std::filesystem::path& dir,
+                                          const std::string& group, std::string_view group_text) {
+  return recipe_result<RecipeSet>([&] { return load_recipes_throwing(dir, group, group_text); });
 }
 
 }  // namespace stguard::conformance

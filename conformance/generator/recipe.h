@@ -16,27 +16,13 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "base/failure.h"
 #include "conformance/model/verdict.h"
 
 namespace stguard::conformance {
-
-// A recipe (or a whole recipe set) that cannot be used. The message starts
-// with "file:line: " where a line is known.
-class RecipeError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// The recipes (or a file they name) could not be read at all: the work was
-// not done, rather than done and found wrong (the command exits 2, not 1).
-class RecipeReadError : public RecipeError {
- public:
-  using RecipeError::RecipeError;
-};
 
 // Where in the recipes something was written, for error messages.
 struct SourceLine {
@@ -147,20 +133,16 @@ struct RecipeSet {
   std::vector<const Recipe*> all() const;  // every case, sorted by id
 };
 
-// Parses the text of one group file, cases/NAME.txt (`relative` names it in
-// errors). Throws RecipeError for anything load_recipes would refuse in it.
-Group parse_group(std::string_view text, const std::string& name, const std::string& relative,
-                  const Vocabulary& vocab);
-
 // Reads dir/vocabulary.txt and every dir/cases/*.txt (dir is the
-// conformance/ directory; where it lives is the caller's business). Throws
-// RecipeError.
-RecipeSet load_recipes(const std::filesystem::path& dir);
+// conformance/ directory; where it lives is the caller's business). Fails
+// with "file:line: why" for a recipe that cannot be used (io when a file
+// cannot be read).
+base::Result<RecipeSet> load_recipes(const std::filesystem::path& dir);
 
 // load_recipes as if dir/cases/<group>.txt held `group_text` (created when
 // it does not exist): checks a change to a group before it is written.
-RecipeSet load_recipes_with(const std::filesystem::path& dir, const std::string& group,
-                            std::string_view group_text);
+base::Result<RecipeSet> load_recipes_with(const std::filesystem::path& dir,
+                                          const std::string& group, std::string_view group_text);
 
 }  // namespace stguard::conformance
 

@@ -209,9 +209,8 @@ bool read_case(const Json& value, CaseReader& r, Case& c) {
   std::string file;
   if (!r.text(value, "file", "", file)) return false;
   // A manifest names files inside the corpus only.
-  std::string why;
-  std::optional<std::string> relative = base::safe_relative_name(file, &why);
-  if (!relative) return r.fail("file", why);
+  base::Result<std::string> relative = base::safe_relative_name(file);
+  if (!relative) return r.fail("file", relative.error().message);
   c.file = std::move(*relative);
   if (!r.sha256(value, "sha256", "", c.sha256) || !r.number(value, "size", "", c.size) ||
       !r.text(value, "description", "", c.description) || !r.texts(value, "rules", "", c.rules) ||
@@ -350,13 +349,12 @@ std::string ManifestError::message() const {
   return out + problem;
 }
 
-std::optional<Manifest> parse_manifest(std::string_view text, ManifestError* error) {
-  ManifestError ignored;
-  ManifestError& e = error != nullptr ? *error : ignored;
-  const auto failure = [&e](std::string field, std::string problem) -> std::optional<Manifest> {
+ManifestResult<Manifest> parse_manifest(std::string_view text) {
+  ManifestError e;
+  const auto failure = [&e](std::string field, std::string problem) -> ManifestResult<Manifest> {
     e.field = std::move(field);
     e.problem = std::move(problem);
-    return std::nullopt;
+    return e;
   };
   Json document;
   try {
@@ -397,19 +395,18 @@ std::optional<Manifest> parse_manifest(std::string_view text, ManifestError* err
   return manifest;
 }
 
-std::optional<Manifest> read_manifest(const std::filesystem::path& path, ManifestError* error) {
-  std::string why;
-  const std::optional<std::string> text = base::read_file(path, &why);
+ManifestResult<Manifest> read_manifest(const std::filesystem::path& path) {
+  const base::Result<std::string> text = base::read_file(path);
   if (!text) {
-    if (error != nullptr) {
-      *error = ManifestError{};
-      error->problem = std::move(why);
-    }
-    return std::nullopt;
+    ManifestError e;
+    e.problem = text.error().message;
+    return e;
   }
-  std::optional<Manifest> manifest = parse_manifest(*text, error);
-  if (!manifest && error != nullptr) error->path = path.string();
-  return manifest;
+  ManifestResult<Manifest> manifest = parse_manifest(*text);
+  if (manifest) return manifest;
+  ManifestError e = std::move(manifest).error();
+  e.path = path.string();
+  return e;
 }
 
 std::string write_manifest(std::span<const Case> cases) {

@@ -1,10 +1,9 @@
 // conformance/model/manifest.h: corpus/manifest.json (and on-demand.json),
 // written once by the generator and read by everything else through here.
 //
-//   stguard::conformance::ManifestError error;
-//   std::optional<stguard::conformance::Manifest> m =
-//       stguard::conformance::read_manifest(corpus_dir / "manifest.json", &error);
-//   if (!m) die(error.message());  // "corpus/manifest.json: case 12 (layout/gap): "file": ..."
+//   stguard::conformance::ManifestResult<stguard::conformance::Manifest> m =
+//       stguard::conformance::read_manifest(corpus_dir / "manifest.json");
+//   if (!m) die(m.error().message());  // "corpus/manifest.json: case 12 (layout/gap): "file": ..."
 //
 //   std::string text = stguard::conformance::write_manifest(cases);  // the exact bytes
 //
@@ -36,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
 #include "conformance/model/case.h"
 
 namespace stguard::conformance {
@@ -62,15 +62,21 @@ struct ManifestError {
   // unknown left out). Holds the manifest's own text: show it through
   // base::terminal_safe.
   std::string message() const;
+  // The same as a base::Failure, for callers that only pass it on.
+  base::Failure failure() const { return base::Failure{message()}; }
 };
 
-// Parses manifest text. nullopt, with *error (when not null) filled in, when
-// anything is off (see the top of this file).
-std::optional<Manifest> parse_manifest(std::string_view text, ManifestError* error);
+// A manifest, or where and why it cannot be used.
+template <class T>
+using ManifestResult = stguard::Result<T, ManifestError>;
 
-// Reads and parses the file at `path` (error.path set; an unreadable file is
-// an error with an empty field).
-std::optional<Manifest> read_manifest(const std::filesystem::path& path, ManifestError* error);
+// Parses manifest text. Fails when anything is off (see the top of this
+// file).
+ManifestResult<Manifest> parse_manifest(std::string_view text);
+
+// Reads and parses the file at `path` (the error's path set; an unreadable
+// file is an error with an empty field).
+ManifestResult<Manifest> read_manifest(const std::filesystem::path& path);
 
 // The manifest text of `cases`, in the order given. parse_manifest() of the
 // result gives `cases` back.

@@ -392,7 +392,7 @@ std::string json_lines(std::span<const ReaderRun> runs) {
   return out;
 }
 
-std::optional<std::vector<ReaderRun>> read_json_lines(std::string_view text, std::string* error) {
+base::Result<std::vector<ReaderRun>> read_json_lines(std::string_view text) {
   std::string message;
   std::optional<std::vector<ReaderRun>> runs;
   try {
@@ -402,8 +402,8 @@ std::optional<std::vector<ReaderRun>> read_json_lines(std::string_view text, std
     message = std::string("cannot read JSON lines: ") + e.what();
     runs.reset();
   }
-  if (!runs && error != nullptr) *error = std::move(message);
-  return runs;
+  if (!runs) return base::fail(std::move(message));
+  return std::move(*runs);
 }
 
 }  // namespace stguard::conformance

@@ -4,7 +4,7 @@
 //
 //   std::string text = stguard::conformance::json_lines(runs);   // every case, passes too
 //   std::string error;
-//   auto again = stguard::conformance::read_json_lines(jsonl_a + jsonl_b, &error);
+//   auto again = stguard::conformance::read_json_lines(jsonl_a + jsonl_b);  // base::Result
 //   if (!again) die(error);                                       // "line 7: ..."
 #ifndef STGUARD_CONFORMANCE_REPORT_JSONL_H_
 #define STGUARD_CONFORMANCE_REPORT_JSONL_H_
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
 #include "conformance/runner/results.h"
 
 namespace stguard::conformance {
@@ -37,15 +38,15 @@ std::string json_lines(std::span<const ReaderRun> runs);
 // The inverse of json_lines. `text` may be several json_lines outputs
 // concatenated (each ends with a newline); blank lines are ignored, "\r\n"
 // is accepted, unknown fields are ignored. Lines are grouped by reader name
-// in first-seen order; each reader's results are sorted by case id. Returns
-// nullopt and sets *error (when `error` is not null) to "line N: why" for:
+// in first-seen order; each reader's results are sorted by case id. Fails
+// with "line N: why" for:
 // a line that is not a JSON object, a missing field or one of the wrong
 // type, an unknown grade/verdict/expectation, nesting deeper than 32, the
 // same reader with a different version or mode, a reader both skipped and
 // with results or stopped, two stops of one reader with different
 // "cases_planned", or the same (reader, case) twice. Never throws (running out
 // of memory is reported as an error too).
-std::optional<std::vector<ReaderRun>> read_json_lines(std::string_view text, std::string* error);
+base::Result<std::vector<ReaderRun>> read_json_lines(std::string_view text);
 
 }  // namespace stguard::conformance
 

@@ -24,7 +24,7 @@ std::vector<std::string> words_of(std::string_view line) {
 
 }  // namespace
 
-std::optional<Expectations> Expectations::parse(std::string_view text, std::string* error) {
+base::Result<Expectations> Expectations::parse(std::string_view text) {
   Expectations expectations;
   std::size_t line_number = 0;
   while (!text.empty()) {
@@ -39,13 +39,12 @@ std::optional<Expectations> Expectations::parse(std::string_view text, std::stri
     std::vector<std::string> words = words_of(line);
     if (words.empty()) continue;
     if (words.size() > 3) {
-      *error =
-          "line " + std::to_string(line_number) + ": expected [READER] CASE_GLOB GRADE[,GRADE...]";
-      return std::nullopt;
+      return base::fail("line " + std::to_string(line_number) +
+                        ": expected [READER] CASE_GLOB GRADE[,GRADE...]");
     }
     if (words.size() < 2) {
-      *error = "line " + std::to_string(line_number) + ": no grade after \"" + words[0] + "\"";
-      return std::nullopt;
+      return base::fail("line " + std::to_string(line_number) + ": no grade after \"" + words[0] +
+                        "\"");
     }
     Entry entry;
     if (words.size() == 3) entry.reader = words[0];
@@ -57,14 +56,12 @@ std::optional<Expectations> Expectations::parse(std::string_view text, std::stri
       grades.remove_prefix(comma == std::string_view::npos ? grades.size() : comma + 1);
       std::optional<Grade> grade = grade_from_name(name);
       if (!grade) {
-        *error =
-            "line " + std::to_string(line_number) + ": unknown grade \"" + std::string(name) + "\"";
-        return std::nullopt;
+        return base::fail("line " + std::to_string(line_number) + ": unknown grade \"" +
+                          std::string(name) + "\"");
       }
       if (grade_passes(*grade)) {
-        *error = "line " + std::to_string(line_number) + ": " + std::string(name) +
-                 " is a passing grade, not a failure to expect";
-        return std::nullopt;
+        return base::fail("line " + std::to_string(line_number) + ": " + std::string(name) +
+                          " is a passing grade, not a failure to expect");
       }
       entry.grades.push_back(*grade);
     }
@@ -73,12 +70,11 @@ std::optional<Expectations> Expectations::parse(std::string_view text, std::stri
   return expectations;
 }
 
-std::optional<Expectations> Expectations::load(const std::filesystem::path& path,
-                                               std::string* error) {
-  const std::optional<std::string> text = base::read_file(path, error);
-  if (!text) return std::nullopt;
-  std::optional<Expectations> parsed = parse(*text, error);
-  if (!parsed) *error = path.string() + ": " + *error;
+base::Result<Expectations> Expectations::load(const std::filesystem::path& path) {
+  const base::Result<std::string> text = base::read_file(path);
+  if (!text) return text.error();
+  base::Result<Expectations> parsed = parse(*text);
+  if (!parsed) return parsed.error().in(path.string());
   return parsed;
 }
 

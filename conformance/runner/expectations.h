@@ -24,16 +24,18 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
 #include "conformance/runner/results.h"
 
 namespace stguard::conformance {
 
 class Expectations {
  public:
-  // Parses the text of an expectation file; nullopt and `error` naming the
-  // line for a malformed line or an unknown grade.
-  static std::optional<Expectations> parse(std::string_view text, std::string* error);
-  static std::optional<Expectations> load(const std::filesystem::path& path, std::string* error);
+  // Parses the text of an expectation file. Fails, naming the line, for a
+  // malformed line or an unknown grade.
+  static base::Result<Expectations> parse(std::string_view text);
+  // Reads and parses the file at `path` (its errors start with the path).
+  static base::Result<Expectations> load(const std::filesystem::path& path);
 
   // Sets `result.expectation` for a result of `reader`.
   void apply(std::string_view reader, CaseResult& result) const;

@@ -42,7 +42,7 @@ void substitute_self(std::vector<std::string>& words, const std::filesystem::pat
 
 }  // namespace
 
-std::optional<std::vector<std::string>> split_command(std::string_view text, std::string* error) {
+base::Result<std::vector<std::string>> split_command(std::string_view text) {
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
@@ -58,8 +58,7 @@ std::optional<std::vector<std::string>> split_command(std::string_view text, std
     if (c == '\'') {
       std::size_t close = text.find('\'', i + 1);
       if (close == std::string_view::npos) {
-        *error = "unterminated ' in command";
-        return std::nullopt;
+        return base::fail("unterminated ' in command");
       }
       word.append(text.substr(i + 1, close - i - 1));
       i = close;
@@ -72,8 +71,7 @@ std::optional<std::vector<std::string>> split_command(std::string_view text, std
         word.push_back(text[j]);
       }
       if (j >= text.size()) {
-        *error = "unterminated \" in command";
-        return std::nullopt;
+        return base::fail("unterminated \" in command");
       }
       i = j;
     } else if (c == '\\' && i + 1 < text.size()) {
@@ -84,16 +82,15 @@ std::optional<std::vector<std::string>> split_command(std::string_view text, std
   }
   if (in_word) words.push_back(std::move(word));
   if (words.empty()) {
-    *error = "empty command";
-    return std::nullopt;
+    return base::fail("empty command");
   }
   return words;
 }
 
-std::optional<ReaderSpec> reader_from_command(std::string_view command, std::string_view name,
-                                              AdapterMode mode, std::string* error) {
-  std::optional<std::vector<std::string>> words = split_command(command, error);
-  if (!words) return std::nullopt;
+base::Result<ReaderSpec> reader_from_command(std::string_view command, std::string_view name,
+                                             AdapterMode mode) {
+  base::Result<std::vector<std::string>> words = split_command(command);
+  if (!words) return words.error();
   ReaderSpec spec;
   spec.command = std::move(*words);
   spec.name =
@@ -103,22 +100,20 @@ std::optional<ReaderSpec> reader_from_command(std::string_view command, std::str
   return spec;
 }
 
-std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
-                                          const std::filesystem::path& self_executable,
-                                          std::string* error, std::string_view file_name) {
+base::Result<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
+                                         const std::filesystem::path& self_executable,
+                                         std::string_view file_name) {
   const std::filesystem::path path = dir / file_name;
-  const std::optional<std::string> text = base::read_file(path, error);
-  if (!text) return std::nullopt;
+  const base::Result<std::string> text = base::read_file(path);
+  if (!text) return text.error();
   json object = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (object.is_discarded() || !object.is_object()) {
-    *error = path.string() + ": not a JSON object";
-    return std::nullopt;
+    return base::fail(path.string() + ": not a JSON object");
   }
   ReaderSpec spec;
   auto name = object.find("name");
   if (name == object.end() || !name->is_string() || name->get<std::string>().empty()) {
-    *error = path.string() + ": \"name\" must be a non-empty string";
-    return std::nullopt;
+    return base::fail(path.string() + ": \"name\" must be a non-empty string");
   }
   spec.name = name->get<std::string>();
   if (auto d = object.find("description"); d != object.end() && d->is_string()) {
@@ -129,8 +124,7 @@ std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
       !read_words(object, "version_command", false, spec.version_command, &problem) ||
       !read_words(object, "setup", false, spec.setup, &problem) ||
       !read_words(object, "persistent_command", false, spec.persistent_command, &problem)) {
-    *error = path.string() + ": " + problem;
-    return std::nullopt;
+    return base::fail(path.string() + ": " + problem);
   }
   std::string mode = "json";
   if (auto m = object.find("mode"); m != object.end()) {
@@ -141,12 +135,10 @@ std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
   } else if (mode == "plain") {
     spec.mode = AdapterMode::kPlain;
   } else {
-    *error = path.string() + ": \"mode\" must be \"json\" or \"plain\"";
-    return std::nullopt;
+    return base::fail(path.string() + ": \"mode\" must be \"json\" or \"plain\"");
   }
   if (spec.mode == AdapterMode::kPlain && !spec.persistent_command.empty()) {
-    *error = path.string() + ": \"persistent_command\" needs \"mode\": \"json\"";
-    return std::nullopt;
+    return base::fail(path.string() + ": \"persistent_command\" needs \"mode\": \"json\"");
   }
   spec.runs_self = !spec.command.empty() && spec.command.front() == kSelfPlaceholder;
   substitute_self(spec.command, self_executable);

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
+
 namespace stguard::conformance {
 
 enum class AdapterMode {
@@ -56,22 +58,21 @@ struct ReaderSpec {
 // Splits a command line into words: blanks separate words, '...' and "..."
 // group (no escapes inside single quotes; \" and \\ inside double quotes),
 // a backslash outside quotes escapes the next character. No shell is
-// involved: no globbing, variables or redirection. nullopt and `error` for an
+// involved: no globbing, variables or redirection. Fails for an
 // unterminated quote or an empty command.
-std::optional<std::vector<std::string>> split_command(std::string_view text, std::string* error);
+base::Result<std::vector<std::string>> split_command(std::string_view text);
 
 // A reader from --adapter CMD: working directory = the current one, name =
 // `name` or else the file name of the command's first word.
-std::optional<ReaderSpec> reader_from_command(std::string_view command, std::string_view name,
-                                              AdapterMode mode, std::string* error);
+base::Result<ReaderSpec> reader_from_command(std::string_view command, std::string_view name,
+                                             AdapterMode mode);
 
 // A reader from DIR/reader.json. `self_executable` replaces "${STGUARD}".
 // Writers (conformance/writers/writer_run.h) are described the same way, in
 // a writer.json: `file_name` says which.
-std::optional<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
-                                          const std::filesystem::path& self_executable,
-                                          std::string* error,
-                                          std::string_view file_name = "reader.json");
+base::Result<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
+                                         const std::filesystem::path& self_executable,
+                                         std::string_view file_name = "reader.json");
 
 // Every subdirectory of `dir` holding a reader.json (or `file_name`), sorted
 // by name.

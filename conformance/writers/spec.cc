@@ -156,12 +156,12 @@ class DuplicateKeyFinder : public nlohmann::json_sax<Json> {
 
 }  // namespace
 
-std::optional<WriterSpec> parse_writer_spec(std::string_view text, std::string* error) {
+base::Result<WriterSpec> parse_writer_spec(std::string_view text) {
+  std::string error;
   DuplicateKeyFinder duplicates;
   Json::sax_parse(text, &duplicates);
   if (!duplicates.finding().empty()) {
-    fail(error, duplicates.finding());
-    return std::nullopt;
+    return base::fail(duplicates.finding());
   }
   Json doc;
   try {
@@ -173,36 +173,32 @@ std::optional<WriterSpec> parse_writer_spec(std::string_view text, std::string* 
     std::string what = e.what();
     const std::size_t colon = what.find(": ");
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    fail(error, "not JSON at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": " + what);
-    return std::nullopt;
+    return base::fail("not JSON at byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0) + ": " +
+                      what);
   }
   if (!doc.is_object()) {
-    fail(error, "must be a JSON object");
-    return std::nullopt;
+    return base::fail("must be a JSON object");
   }
   for (const auto& [key, value] : doc.items()) {
     if (key != "tensors" && key != "metadata") {
-      fail(error, "unknown member \"" + key + "\"");
-      return std::nullopt;
+      return base::fail("unknown member \"" + key + "\"");
     }
   }
   WriterSpec spec;
   if (!doc.contains("tensors") || !doc["tensors"].is_array()) {
-    fail(error, "tensors: must be an array");
-    return std::nullopt;
+    return base::fail("tensors: must be an array");
   }
   spec.tensors.reserve(doc["tensors"].size());
   for (std::size_t i = 0; i < doc["tensors"].size(); ++i) {
     SpecTensor tensor;
-    if (!read_tensor(doc["tensors"][i], "tensors[" + std::to_string(i) + "]", tensor, error)) {
-      return std::nullopt;
+    if (!read_tensor(doc["tensors"][i], "tensors[" + std::to_string(i) + "]", tensor, &error)) {
+      return base::fail(error);
     }
     spec.tensors.push_back(std::move(tensor));
   }
   if (doc.contains("metadata")) {
     if (!doc["metadata"].is_object()) {
-      fail(error, "metadata: must be an object");
-      return std::nullopt;
+      return base::fail("metadata: must be an object");
     }
     spec.metadata.emplace();
     for (const auto& [key, value] : doc["metadata"].items())

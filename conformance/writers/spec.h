@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/failure.h"
 #include "stguard/result.h"
 
 namespace stguard::conformance {
@@ -46,9 +47,10 @@ struct WriterSpec {
   std::optional<std::vector<std::pair<std::string, nlohmann::ordered_json>>> metadata;
 };
 
-// nullopt and *error ("tensors[2].shape[0]: must be an integer from 0 to
-// 2^64-1", "tensors[0]: duplicate key \"name\"") when the text is not a spec.
-std::optional<WriterSpec> parse_writer_spec(std::string_view text, std::string* error);
+// The spec the text holds. Fails ("tensors[2].shape[0]: must be an integer
+// from 0 to 2^64-1", "tensors[0]: duplicate key \"name\"") when the text is
+// not a spec.
+base::Result<WriterSpec> parse_writer_spec(std::string_view text);
 
 // The canonical file of stguard::write_safetensors (stguard/writer.h), or the
 // refusal: kDtypeInvalid for an unknown dtype, kMetadataInvalid for a value

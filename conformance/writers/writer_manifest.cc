@@ -37,20 +37,17 @@ Case WriterCaseEntry::as_case() const {
   return c;
 }
 
-std::optional<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_view text,
-                                                                  std::string* error) {
+base::Result<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_view text) {
+  std::string error;
   const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
-    *error = "not a JSON object";
-    return std::nullopt;
+    return base::fail("not a JSON object");
   }
   if (!doc.contains("version") || doc["version"] != "1") {
-    *error = "\"version\" must be \"1\"";
-    return std::nullopt;
+    return base::fail("\"version\" must be \"1\"");
   }
   if (!doc.contains("cases") || !doc["cases"].is_array()) {
-    *error = "\"cases\" must be an array";
-    return std::nullopt;
+    return base::fail("\"cases\" must be an array");
   }
   std::vector<WriterCaseEntry> cases;
   std::set<std::string> ids;
@@ -58,55 +55,47 @@ std::optional<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_vi
     const Json& entry = doc["cases"][i];
     const std::string where = "case " + std::to_string(i);
     if (!entry.is_object()) {
-      *error = where + ": must be an object";
-      return std::nullopt;
+      return base::fail(where + ": must be an object");
     }
     WriterCaseEntry c;
     std::string expect;
-    if (!string_field(entry, "id", c.id, false, error, where) ||
-        !string_field(entry, "file", c.file, false, error, where) ||
-        !string_field(entry, "sha256", c.sha256, false, error, where) ||
-        !string_field(entry, "expect", expect, false, error, where) ||
-        !string_field(entry, "reason", c.reason, true, error, where) ||
-        !string_field(entry, "description", c.description, false, error, where)) {
-      return std::nullopt;
+    if (!string_field(entry, "id", c.id, false, &error, where) ||
+        !string_field(entry, "file", c.file, false, &error, where) ||
+        !string_field(entry, "sha256", c.sha256, false, &error, where) ||
+        !string_field(entry, "expect", expect, false, &error, where) ||
+        !string_field(entry, "reason", c.reason, true, &error, where) ||
+        !string_field(entry, "description", c.description, false, &error, where)) {
+      return base::fail(error);
     }
-    std::string why;
-    if (!base::safe_relative_name(c.file, &why)) {
-      *error = where + " (" + c.id + "): \"file\": " + why;
-      return std::nullopt;
+    if (const base::Result<std::string> safe = base::safe_relative_name(c.file); !safe) {
+      return base::fail(where + " (" + c.id + "): \"file\": " + safe.error().message);
     }
     if (expect != "write" && expect != "refuse") {
-      *error = where + " (" + c.id + "): \"expect\" must be \"write\" or \"refuse\"";
-      return std::nullopt;
+      return base::fail(where + " (" + c.id + "): \"expect\" must be \"write\" or \"refuse\"");
     }
     c.expect_write = expect == "write";
     if (!entry.contains("tags") || !entry["tags"].is_array()) {
-      *error = where + " (" + c.id + "): \"tags\" must be an array of strings";
-      return std::nullopt;
+      return base::fail(where + " (" + c.id + "): \"tags\" must be an array of strings");
     }
     for (const Json& tag : entry["tags"]) {
       if (!tag.is_string()) {
-        *error = where + " (" + c.id + "): \"tags\" must be an array of strings";
-        return std::nullopt;
+        return base::fail(where + " (" + c.id + "): \"tags\" must be an array of strings");
       }
       c.tags.push_back(tag.get<std::string>());
     }
     if (!ids.insert(c.id).second) {
-      *error = where + ": the id " + c.id + " is given twice";
-      return std::nullopt;
+      return base::fail(where + ": the id " + c.id + " is given twice");
     }
     cases.push_back(std::move(c));
   }
   return cases;
 }
 
-std::optional<std::vector<WriterCaseEntry>> read_writer_manifest(const std::filesystem::path& path,
-                                                                 std::string* error) {
-  const std::optional<std::string> text = base::read_file(path, error);
-  if (!text) return std::nullopt;
-  std::optional<std::vector<WriterCaseEntry>> cases = parse_writer_manifest(*text, error);
-  if (!cases) *error = path.string() + ": " + *error;
+base::Result<std::vector<WriterCaseEntry>> read_writer_manifest(const std::filesystem::path& path) {
+  const base::Result<std::string> text = base::read_file(path);
+  if (!text) return text.error();
+  base::Result<std::vector<WriterCaseEntry>> cases = parse_writer_manifest(*text);
+  if (!cases) return cases.error().in(path.string());
   return cases;
 }
 

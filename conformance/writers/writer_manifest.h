@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/failure.h"
 #include "conformance/model/case.h"
 
 namespace stguard::conformance {
@@ -36,10 +37,11 @@ struct WriterCaseEntry {
   Case as_case() const;
 };
 
-std::optional<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_view text,
-                                                                  std::string* error);
-std::optional<std::vector<WriterCaseEntry>> read_writer_manifest(const std::filesystem::path& path,
-                                                                 std::string* error);
+// The writer cases of writers/manifest.json's text. Fails, naming the case
+// and field, when anything is off.
+base::Result<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_view text);
+// Reads and parses the file at `path` (its errors start with the path).
+base::Result<std::vector<WriterCaseEntry>> read_writer_manifest(const std::filesystem::path& path);
 
 }  // namespace stguard::conformance
 

@@ -28,7 +28,7 @@ WrittenFile read_written(const fs::path& path) {
     out.too_large = true;
     return out;
   }
-  std::optional<std::string> bytes = base::read_file(path, nullptr, kMaxWrittenBytes);
+  base::Result<std::string> bytes = base::read_file(path, kMaxWrittenBytes);
   if (!bytes) {
     out.exists = false;
     return out;
@@ -39,32 +39,28 @@ WrittenFile read_written(const fs::path& path) {
 
 }  // namespace
 
-std::optional<std::vector<LoadedWriterCase>> load_writer_cases(const fs::path& corpus_dir,
-                                                               const CaseFilter& filter,
-                                                               std::string* error) {
+base::Result<std::vector<LoadedWriterCase>> load_writer_cases(const fs::path& corpus_dir,
+                                                              const CaseFilter& filter) {
   std::vector<LoadedWriterCase> loaded;
   const fs::path manifest = corpus_dir / "writers" / "manifest.json";
   std::error_code ec;
   if (!fs::exists(manifest, ec)) return loaded;
-  std::optional<std::vector<WriterCaseEntry>> entries = read_writer_manifest(manifest, error);
-  if (!entries) return std::nullopt;
+  base::Result<std::vector<WriterCaseEntry>> entries = read_writer_manifest(manifest);
+  if (!entries) return entries.error();
   const fs::path corpus = fs::absolute(corpus_dir, ec);
   for (WriterCaseEntry& entry : *entries) {
     if (!filter.matches(entry.as_case())) continue;
     LoadedWriterCase c;
     c.spec_path = corpus / entry.file;
-    const std::optional<std::string> text = base::read_file(c.spec_path, error);
-    if (!text) return std::nullopt;
+    const base::Result<std::string> text = base::read_file(c.spec_path);
+    if (!text) return text.error();
     if (base::sha256_hex(*text) != entry.sha256) {
-      *error = entry.id + ": " + entry.file +
-               " does not match the writer manifest's sha256 (run `stguard corpus build`)";
-      return std::nullopt;
+      return base::fail(
+          entry.id + ": " + entry.file +
+          " does not match the writer manifest's sha256 (run `stguard corpus build`)");
     }
-    std::optional<WriterSpec> spec = parse_writer_spec(*text, error);
-    if (!spec) {
-      *error = entry.file + ": " + *error;
-      return std::nullopt;
-    }
+    base::Result<WriterSpec> spec = parse_writer_spec(*text);
+    if (!spec) return spec.error().in(entry.file);
     c.spec = std::move(*spec);
     c.entry = std::move(entry);
     loaded.push_back(std::move(c));

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/failure.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/results.h"
 #include "conformance/runner/runner.h"
@@ -38,11 +39,11 @@ struct LoadedWriterCase {
 };
 
 // Reads corpus_dir/writers/manifest.json and the spec of every case the
-// filter selects, checking each spec against the manifest's sha256. nullopt
-// and *error when anything is off; an empty vector when the corpus has no
-// writer cases or none is selected.
-std::optional<std::vector<LoadedWriterCase>> load_writer_cases(
-    const std::filesystem::path& corpus_dir, const CaseFilter& filter, std::string* error);
+// filter selects, checking each spec against the manifest's sha256. Fails
+// when anything is off; an empty vector when the corpus has no writer cases
+// or none is selected.
+base::Result<std::vector<LoadedWriterCase>> load_writer_cases(
+    const std::filesystem::path& corpus_dir, const CaseFilter& filter);
 
 // The largest file read back from a writer; larger is FAIL_INVALID_OUTPUT.
 inline constexpr std::uint64_t kMaxWrittenBytes = std::uint64_t{256} << 20;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 #include "base/sandbox.h"
 #include "base/sha256.h"
@@ -35,14 +36,18 @@ class FileIoTest : public ::testing::Test {
 
 TEST_F(FileIoTest, ReadFileWholeAndBounded) {
   put("a.txt", "hello");
-  std::string error;
-  EXPECT_EQ(read_file(dir_ / "a.txt", &error), "hello");
-  EXPECT_FALSE(read_file(dir_ / "a.txt", &error, 4));
-  EXPECT_NE(error.find("too large"), std::string::npos) << error;
-  EXPECT_FALSE(read_file(dir_ / "missing", &error));
-  EXPECT_NE(error.find("missing"), std::string::npos) << error;
-  EXPECT_FALSE(read_file(dir_, &error));
-  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+  const Result<std::string> whole = read_file(dir_ / "a.txt");
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_EQ(*whole, "hello");
+  for (const auto& [path, limit, why] :
+       {std::tuple{dir_ / "a.txt", std::uint64_t{4}, "too large"},
+        std::tuple{dir_ / "missing", kDefaultMaxReadBytes, "missing"},
+        std::tuple{dir_, kDefaultMaxReadBytes, "not a regular file"}}) {
+    const Result<std::string> read = read_file(path, limit);
+    ASSERT_FALSE(read) << path;
+    EXPECT_NE(read.error().message.find(why), std::string::npos) << read.error().message;
+    EXPECT_TRUE(read.error().io) << path;
+  }
 }
 
 TEST_F(FileIoTest, ReadAtStopsAtTheEnd) {

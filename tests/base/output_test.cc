@@ -24,10 +24,12 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string contents(const fs::path& path) {
-  std::string error;
-  const std::optional<std::string> text = read_file(path, &error);
-  return text ? *text : "<" + error + ">";
+  const Result<std::string> text = read_file(path);
+  return text ? *text : "<" + text.error().message + ">";
 }
+
+// The message of a failed write, or "" when it succeeded.
+std::string failure(const Result<void>& done) { return done ? "" : done.error().message; }
 
 void put(const fs::path& path, std::string_view bytes, mode_t mode = 0644) {
   const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
@@ -58,15 +60,14 @@ mode_t current_umask() {
 
 TEST(OutputTest, NewFileGetsTheModeLessTheUmaskAndNoTemporaryStays) {
   stguard_test::TempDir dir;
-  std::string error;
-  ASSERT_TRUE(write_file(dir.path() / "new.txt", "one", &error, 0644)) << error;
+  ASSERT_EQ(failure(write_file(dir.path() / "new.txt", "one", 0644)), "");
   EXPECT_EQ(contents(dir.path() / "new.txt"), "one");
   EXPECT_EQ(mode_of(dir.path() / "new.txt") & 0777, 0644 & ~current_umask());
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"new.txt"});
   // Directories are never created.
-  EXPECT_FALSE(write_file(dir.path() / "no" / "dir.txt", "x", &error));
-  EXPECT_EQ(error, "cannot write " + (dir.path() / "no" / "dir.txt").string() +
-                       ": No such file or directory");
+  EXPECT_EQ(
+      failure(write_file(dir.path() / "no" / "dir.txt", "x")),
+      "cannot write " + (dir.path() / "no" / "dir.txt").string() + ": No such file or directory");
   EXPECT_FALSE(fs::exists(dir.path() / "no"));
 }
 
@@ -76,8 +77,7 @@ TEST(OutputTest, ReplacedFileKeepsItsModeAndIsReplacedAtomically) {
   put(file, "old", 0600);
   struct stat before {};
   ASSERT_EQ(::stat(file.c_str(), &before), 0);
-  std::string error;
-  ASSERT_TRUE(write_file(file, "new", &error, 0644)) << error;
+  ASSERT_EQ(failure(write_file(file, "new", 0644)), "");
   EXPECT_EQ(contents(file), "new");
   EXPECT_EQ(mode_of(file) & 07777, 0600u);
   struct stat after {};
@@ -93,8 +93,7 @@ TEST(OutputTest, ReplacedFileKeepsItsOwnerWhenRunningAsRoot) {
   put(file, "old", 0640);
   ASSERT_EQ(::chown(file.c_str(), stguard_test::kUnprivilegedUid, stguard_test::kUnprivilegedGid),
             0);
-  std::string error;
-  ASSERT_TRUE(write_file(file, "new", &error)) << error;
+  ASSERT_EQ(failure(write_file(file, "new")), "");
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, stguard_test::kUnprivilegedUid);
@@ -109,9 +108,10 @@ TEST(OutputTest, AFileTheUserMayNotWriteIsRefusedAsAShellWould) {
   put(file, "keep", 0444);
   const stguard_test::ChildOutcome outcome = stguard_test::in_child(
       [&] {
-        std::string error;
-        if (write_file(file, "lost", &error)) return 1;
-        return error == "cannot write " + file.string() + ": Permission denied" ? 0 : 2;
+        return failure(write_file(file, "lost")) ==
+                       "cannot write " + file.string() + ": Permission denied"
+                   ? 0
+                   : 2;
       },
       {.unprivileged = true});
   EXPECT_EQ(outcome.exit_code, 0);
@@ -126,8 +126,7 @@ TEST(OutputTest, ALinkToARegularFileIsWrittenThroughAndStays) {
   // second link.
   fs::create_symlink("real/report.txt", dir.path() / "link1");
   fs::create_symlink(dir.path() / "link1", dir.path() / "link2");
-  std::string error;
-  ASSERT_TRUE(write_file(dir.path() / "link2", "new", &error)) << error;
+  ASSERT_EQ(failure(write_file(dir.path() / "link2", "new")), "");
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "link1")));
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "link2")));
   EXPECT_EQ(contents(dir.path() / "real" / "report.txt"), "new");
@@ -135,13 +134,13 @@ TEST(OutputTest, ALinkToARegularFileIsWrittenThroughAndStays) {
   EXPECT_EQ(names_in(dir.path() / "real"), std::vector<std::string>{"report.txt"});
   // A link that names nothing yet: the file it names is created.
   fs::create_symlink("real/fresh.txt", dir.path() / "dangling");
-  ASSERT_TRUE(write_file(dir.path() / "dangling", "made", &error)) << error;
+  ASSERT_EQ(failure(write_file(dir.path() / "dangling", "made")), "");
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "dangling")));
   EXPECT_EQ(contents(dir.path() / "real" / "fresh.txt"), "made");
   // A loop is an error, and leaves the links alone.
   fs::create_symlink("loop-b", dir.path() / "loop-a");
   fs::create_symlink("loop-a", dir.path() / "loop-b");
-  EXPECT_FALSE(write_file(dir.path() / "loop-a", "x", &error));
+  const std::string error = failure(write_file(dir.path() / "loop-a", "x"));
   EXPECT_NE(error.find("Too many levels of symbolic links"), std::string::npos) << error;
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "loop-a")));
 }
@@ -158,9 +157,8 @@ TEST(OutputTest, ALinkToOneOfOurDescriptorsIsWrittenThroughTheDescriptor) {
     const int fd = ::open(shell_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0 || ::write(fd, "before\n", 7) != 7) return 10;
     fs::create_symlink("/proc/self/fd/" + std::to_string(fd), link);
-    std::string error;
-    if (!write_file(link, "through\n", &error)) return 11;
-    if (!write_file("/dev/fd/" + std::to_string(fd), "again\n", &error)) return 12;
+    if (!write_file(link, "through\n")) return 11;
+    if (!write_file("/dev/fd/" + std::to_string(fd), "again\n")) return 12;
     if (::write(fd, "after\n", 6) != 6) return 13;
     return 0;
   });
@@ -168,9 +166,8 @@ TEST(OutputTest, ALinkToOneOfOurDescriptorsIsWrittenThroughTheDescriptor) {
   EXPECT_TRUE(S_ISLNK(mode_of(link)));
   EXPECT_EQ(contents(shell_file), "before\nthrough\nagain\nafter\n");
   // A descriptor that is not open is an error, not a new file.
-  std::string error;
-  EXPECT_FALSE(write_file("/dev/fd/987", "x", &error));
-  EXPECT_EQ(error, "cannot write /dev/fd/987: Bad file descriptor");
+  EXPECT_EQ(failure(write_file("/dev/fd/987", "x")),
+            "cannot write /dev/fd/987: Bad file descriptor");
 }
 
 TEST(OutputTest, DevicesAndFifosAreWrittenInPlace) {
@@ -179,27 +176,25 @@ TEST(OutputTest, DevicesAndFifosAreWrittenInPlace) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const UniqueFd reader(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   ASSERT_TRUE(reader);
-  std::string error;
-  EXPECT_TRUE(write_file(fifo, "through the pipe", &error)) << error;
+  EXPECT_EQ(failure(write_file(fifo, "through the pipe")), "");
   char buffer[64] = {};
   const ssize_t n = ::read(reader.get(), buffer, sizeof buffer);
   EXPECT_EQ(std::string(buffer, n > 0 ? static_cast<std::size_t>(n) : 0), "through the pipe");
   EXPECT_TRUE(S_ISFIFO(mode_of(fifo)));
   // /dev/null through a link: the device stays, the link stays.
   fs::create_symlink("/dev/null", dir.path() / "null");
-  EXPECT_TRUE(write_file(dir.path() / "null", "gone", &error)) << error;
+  EXPECT_EQ(failure(write_file(dir.path() / "null", "gone")), "");
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "null")));
   EXPECT_TRUE(S_ISCHR(mode_of("/dev/null")));
   // /dev/full: the device's own failure, with the path.
-  EXPECT_FALSE(write_file("/dev/full", "x", &error));
-  EXPECT_EQ(error, "cannot write /dev/full: No space left on device");
+  EXPECT_EQ(failure(write_file("/dev/full", "x")),
+            "cannot write /dev/full: No space left on device");
   // A directory is refused, not replaced.
   fs::create_directory(dir.path() / "sub");
-  EXPECT_FALSE(write_file(dir.path() / "sub", "x", &error));
-  EXPECT_EQ(error, "cannot write " + (dir.path() / "sub").string() + ": Is a directory");
+  EXPECT_EQ(failure(write_file(dir.path() / "sub", "x")),
+            "cannot write " + (dir.path() / "sub").string() + ": Is a directory");
   EXPECT_TRUE(fs::is_directory(dir.path() / "sub"));
-  EXPECT_FALSE(write_file("", "x", &error));
-  EXPECT_EQ(error, "cannot write : an empty path");
+  EXPECT_EQ(failure(write_file("", "x")), "cannot write : an empty path");
 }
 
 TEST(OutputTest, ABlockDeviceIsNeverWritten) {
@@ -210,9 +205,7 @@ TEST(OutputTest, ABlockDeviceIsNeverWritten) {
   if (::mknod(disk.c_str(), S_IFBLK | 0600, makedev(7, 0)) != 0) {
     GTEST_SKIP() << "cannot make a block device node here";
   }
-  std::string error;
-  EXPECT_FALSE(write_file(disk, "x", &error));
-  EXPECT_EQ(error,
+  EXPECT_EQ(failure(write_file(disk, "x")),
             "cannot write " + disk.string() + ": a block device (stguard never writes to a disk)");
   EXPECT_TRUE(S_ISBLK(mode_of(disk)));
 }
@@ -223,9 +216,10 @@ TEST(OutputTest, AFullDiskLeavesTheOldFileAndNoTemporary) {
   put(file, "old report", 0644);
   const stguard_test::ChildOutcome outcome = stguard_test::in_child(
       [&] {
-        std::string error;
-        if (write_file(file, std::string(64 << 10, 'x'), &error)) return 1;
-        return error == "cannot write " + file.string() + ": File too large" ? 0 : 2;
+        return failure(write_file(file, std::string(64 << 10, 'x'))) ==
+                       "cannot write " + file.string() + ": File too large"
+                   ? 0
+                   : 2;
       },
       {.file_size_limit = 4096});
   EXPECT_EQ(outcome.exit_code, 0);
@@ -237,11 +231,10 @@ TEST(OutputTest, AnUncommittedOutputLeavesNothing) {
   stguard_test::TempDir dir;
   const fs::path file = dir.path() / "out.bin";
   put(file, "old", 0644);
-  std::string error;
   {
-    std::optional<OutputFile> out = OutputFile::open(file, &error);
-    ASSERT_TRUE(out) << error;
-    ASSERT_TRUE(out->write("half", &error)) << error;
+    Result<OutputFile> out = OutputFile::open(file);
+    ASSERT_TRUE(out) << out.error().message;
+    ASSERT_EQ(failure(out->write("half")), "");
     EXPECT_EQ(names_in(dir.path()).size(), 2u) << "the temporary file exists while writing";
   }
   EXPECT_EQ(contents(file), "old");
@@ -259,9 +252,8 @@ TEST(OutputTest, ASignalDuringAWriteRemovesTheTemporaryFile) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      std::string error;
-      std::optional<OutputFile> out = OutputFile::open(file, &error);
-      if (!out || !out->write("partial", &error)) ::_exit(1);
+      Result<OutputFile> out = OutputFile::open(file);
+      if (!out || !out->write("partial")) ::_exit(1);
       const char byte = 1;
       if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
       while (true) ::pause();

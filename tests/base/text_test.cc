@@ -118,14 +118,17 @@ TEST(Sha256, KnownVectors) {
 }
 
 TEST(SafeRelativeName, JudgesEachComponent) {
-  std::string why;
-  EXPECT_EQ(safe_relative_name("./a//b.safetensors", &why), "a/b.safetensors");
-  EXPECT_EQ(safe_relative_name("a..b/c...d", &why), "a..b/c...d");
-  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a\\b", ".", "./"}) {
-    EXPECT_FALSE(safe_relative_name(bad, &why)) << bad;
-    EXPECT_FALSE(why.empty());
+  EXPECT_EQ(safe_relative_name("./a//b.safetensors").value(), "a/b.safetensors");
+  EXPECT_EQ(safe_relative_name("a..b/c...d").value(), "a..b/c...d");
+  EXPECT_EQ(safe_relative_name("sub//x/./y").value(), "sub/x/y");
+  EXPECT_EQ(safe_relative_name("...").value(), "...");  // a legal file name
+  for (const char* bad :
+       {"", "/etc/passwd", "../x", "..", "a/../b", "a/../../x", "a\\b", "C:\\x", ".", "./"}) {
+    const Result<std::string> name = safe_relative_name(bad);
+    ASSERT_FALSE(name) << bad;
+    EXPECT_FALSE(name.error().message.empty());
   }
-  EXPECT_FALSE(safe_relative_name(std::string_view("a\0b", 3), &why));
+  EXPECT_FALSE(safe_relative_name(std::string_view("a\0b", 3)));
 }
 
 TEST(JsonLine, ReplacesInvalidUtf8) {

@@ -88,10 +88,11 @@ std::string write_script(const stguard_test::TempDir& dir, const std::string& na
 // A reject case of the committed corpus, which a `{"verdict":"reject"}`
 // answer passes.
 conf::Case a_reject_case() {
-  conf::ManifestError error;
-  std::optional<conf::Manifest> manifest =
-      conf::read_manifest(kCorpusDir / "manifest.json", &error);
-  EXPECT_TRUE(manifest) << error.message();
+  const auto manifest = conf::read_manifest(kCorpusDir / "manifest.json");
+  if (!manifest) {
+    ADD_FAILURE() << manifest.error().message();
+    return {};
+  }
   for (const conf::Case& c : manifest->cases) {
     if (c.verdict == conf::Verdict::kReject) return c;
   }

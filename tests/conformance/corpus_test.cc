@@ -53,10 +53,12 @@ std::span<const std::uint8_t> bytes_of(const std::string& text) {
 
 // A whole file; nullopt (and a test failure naming it) when unreadable.
 std::optional<std::string> contents(const fs::path& path) {
-  std::string error;
-  std::optional<std::string> text = stguard::base::read_file(path, &error);
-  if (!text) ADD_FAILURE() << error;
-  return text;
+  stguard::base::Result<std::string> text = stguard::base::read_file(path);
+  if (!text) {
+    ADD_FAILURE() << text.error().message;
+    return std::nullopt;
+  }
+  return std::move(*text);
 }
 
 fs::path manifest_path() { return kCorpusDir / "manifest.json"; }
@@ -65,15 +67,19 @@ fs::path on_demand_path() { return kCorpusDir / "on-demand.json"; }
 // Loaded once per process: when the Corpus* tests run in one process (see the
 // ctest registration) the whole replay takes seconds, not minutes. nullopt
 // when unreadable; CorpusBuild then says why.
+std::optional<conf::Manifest> manifest_or_nothing(const fs::path& path) {
+  conf::ManifestResult<conf::Manifest> manifest = conf::read_manifest(path);
+  if (!manifest) return std::nullopt;
+  return std::move(*manifest);
+}
+
 const std::optional<conf::Manifest>& committed_manifest() {
-  static const std::optional<conf::Manifest> manifest =
-      conf::read_manifest(manifest_path(), nullptr);
+  static const std::optional<conf::Manifest> manifest = manifest_or_nothing(manifest_path());
   return manifest;
 }
 
 const std::optional<conf::Manifest>& on_demand_manifest() {
-  static const std::optional<conf::Manifest> manifest =
-      conf::read_manifest(on_demand_path(), nullptr);
+  static const std::optional<conf::Manifest> manifest = manifest_or_nothing(on_demand_path());
   return manifest;
 }
 
@@ -86,10 +92,9 @@ std::vector<std::string> ids_of(const std::optional<conf::Manifest>& manifest) {
   return ids;
 }
 
-// Throws RecipeError (failing the calling test with its message) when the
-// recipes do not load.
-const conf::RecipeSet& recipe_set() {
-  static const conf::RecipeSet set = conf::load_recipes(kRecipesDir);
+// The committed recipes, loaded once per process.
+const stguard::base::Result<conf::RecipeSet>& recipes() {
+  static const stguard::base::Result<conf::RecipeSet> set = conf::load_recipes(kRecipesDir);
   return set;
 }
 
@@ -189,21 +194,23 @@ void replay(const conf::Case& entry, const conf::BuiltCase& built, const std::st
 // The committed corpus against its recipes.
 
 TEST(CorpusBuild, RecipesLoadAndCoverEnoughCases) {
-  conf::RecipeSet set;
-  ASSERT_NO_THROW(set = conf::load_recipes(kRecipesDir));
+  const stguard::base::Result<conf::RecipeSet>& set = recipes();
+  ASSERT_TRUE(set) << set.error().message;
   std::size_t committed = 0;
-  for (const conf::Recipe* r : set.all()) {
+  for (const conf::Recipe* r : set->all()) {
     committed += r->on_demand() ? std::size_t{0} : std::size_t{1};
   }
   EXPECT_GE(committed, kMinimumCases);
 }
 
 TEST(CorpusBuild, RegeneratesCommittedCorpusByteForByte) {
-  const conf::RecipeSet set = conf::load_recipes(kRecipesDir);
-  const conf::Corpus corpus = conf::build_corpus(set);
+  const stguard::base::Result<conf::RecipeSet>& set = recipes();
+  ASSERT_TRUE(set) << set.error().message;
+  const stguard::base::Result<conf::Corpus> corpus = conf::build_corpus(*set);
+  ASSERT_TRUE(corpus) << corpus.error().message;
   stguard_test::TempDir out;
-  std::string error;
-  ASSERT_TRUE(conf::write_corpus(set, corpus, out.path(), &error)) << error;
+  const auto written = conf::write_corpus(*set, *corpus, out.path());
+  ASSERT_TRUE(written) << written.error().message;
 
   std::set<std::string> generated;
   for (const auto& entry : fs::recursive_directory_iterator(out.path())) {
@@ -223,9 +230,8 @@ TEST(CorpusBuild, RegeneratesCommittedCorpusByteForByte) {
 }
 
 TEST(CorpusBuild, ManifestReadsBackAndKeepsItsRules) {
-  conf::ManifestError error;
-  const std::optional<conf::Manifest> manifest = conf::read_manifest(manifest_path(), &error);
-  ASSERT_TRUE(manifest.has_value()) << error.message();
+  const auto manifest = conf::read_manifest(manifest_path());
+  ASSERT_TRUE(manifest.has_value()) << manifest.error().message();
   EXPECT_EQ(manifest->version, conf::kManifestVersion);
   EXPECT_GE(manifest->cases.size(), kMinimumCases);
   // What was read writes back to the same bytes: the schema's key order and
@@ -259,9 +265,12 @@ TEST_P(CorpusCase, Replay) {
   ASSERT_TRUE(manifest.has_value());
   const conf::Case* entry = find_case(*manifest, id);
   ASSERT_NE(entry, nullptr);
-  const conf::Recipe* recipe = find_recipe(recipe_set(), id);
+  ASSERT_TRUE(recipes()) << recipes().error().message;
+  const conf::Recipe* recipe = find_recipe(*recipes(), id);
   ASSERT_NE(recipe, nullptr) << "no recipe for " << id << "; run `stguard corpus build`";
-  const conf::BuiltCase built = conf::build_case(*recipe);
+  const stguard::base::Result<conf::BuiltCase> made = conf::build_case(*recipe);
+  ASSERT_TRUE(made) << made.error().message;
+  const conf::BuiltCase& built = *made;
   const std::string path = (kCorpusDir / entry->file).string();
   const std::optional<std::string> bytes = contents(path);
   ASSERT_TRUE(bytes.has_value());
@@ -283,9 +292,12 @@ TEST_P(CorpusOnDemand, Replay) {
   ASSERT_TRUE(manifest.has_value());
   const conf::Case* entry = find_case(*manifest, id);
   ASSERT_NE(entry, nullptr);
-  const conf::Recipe* recipe = find_recipe(recipe_set(), id);
+  ASSERT_TRUE(recipes()) << recipes().error().message;
+  const conf::Recipe* recipe = find_recipe(*recipes(), id);
   ASSERT_NE(recipe, nullptr);
-  const conf::BuiltCase built = conf::build_case(*recipe);
+  const stguard::base::Result<conf::BuiltCase> made = conf::build_case(*recipe);
+  ASSERT_TRUE(made) << made.error().message;
+  const conf::BuiltCase& built = *made;
   stguard_test::TempDir dir;
   const std::string path = dir.write("case.safetensors", built.bytes);
   const std::string bytes(built.bytes.begin(), built.bytes.end());

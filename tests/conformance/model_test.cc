@@ -39,12 +39,10 @@ TEST(ConformanceVerdict, NamesRoundTrip) {
 TEST(ConformanceManifest, CommittedManifestsRoundTrip) {
   for (const char* name : {"manifest.json", "on-demand.json"}) {
     SCOPED_TRACE(name);
-    std::string error;
-    const std::optional<std::string> text = stguard::base::read_file(kCorpusDir / name, &error);
-    ASSERT_TRUE(text.has_value()) << error;
-    conf::ManifestError manifest_error;
-    const std::optional<conf::Manifest> manifest = conf::parse_manifest(*text, &manifest_error);
-    ASSERT_TRUE(manifest.has_value()) << manifest_error.message();
+    const stguard::base::Result<std::string> text = stguard::base::read_file(kCorpusDir / name);
+    ASSERT_TRUE(text.has_value()) << text.error().message;
+    const conf::ManifestResult<conf::Manifest> manifest = conf::parse_manifest(*text);
+    ASSERT_TRUE(manifest.has_value()) << manifest.error().message();
     EXPECT_FALSE(manifest->cases.empty());
     EXPECT_TRUE(conf::write_manifest(manifest->cases) == *text);
   }
@@ -81,9 +79,8 @@ TEST(ConformanceManifest, WrittenCasesReadBackEqual) {
       sample_case("g/rejected", Verdict::kReject, Verdict::kReject),
       sample_case("g/either", Verdict::kReject, Verdict::kAccept)};
   const std::string text = conf::write_manifest(cases);
-  conf::ManifestError error;
-  const std::optional<conf::Manifest> back = conf::parse_manifest(text, &error);
-  ASSERT_TRUE(back.has_value()) << error.message();
+  const conf::ManifestResult<conf::Manifest> back = conf::parse_manifest(text);
+  ASSERT_TRUE(back.has_value()) << back.error().message();
   EXPECT_EQ(back->version, "1");
   ASSERT_EQ(back->cases.size(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -108,10 +105,13 @@ struct Refusal {
 
 // Parses `text`, which must be refused; returns where.
 Refusal refused(const std::string& text) {
-  conf::ManifestError error;
-  std::optional<conf::Manifest> manifest;
-  EXPECT_NO_THROW(manifest = conf::parse_manifest(text, &error));
-  EXPECT_FALSE(manifest.has_value()) << text.substr(0, 300);
+  std::optional<conf::ManifestResult<conf::Manifest>> manifest;
+  EXPECT_NO_THROW(manifest.emplace(conf::parse_manifest(text)));
+  if (!manifest || manifest->has_value()) {
+    ADD_FAILURE() << "accepted: " << text.substr(0, 300);
+    return {};
+  }
+  const conf::ManifestError& error = manifest->error();
   EXPECT_FALSE(error.problem.empty());
   return {error.case_index, error.field};
 }
@@ -119,8 +119,8 @@ Refusal refused(const std::string& text) {
 Refusal refused(const Json& manifest) { return refused(manifest.dump()); }
 
 TEST(ConformanceManifest, TheGoodManifestIsAccepted) {
-  conf::ManifestError error;
-  EXPECT_TRUE(conf::parse_manifest(good_manifest().dump(), &error).has_value()) << error.message();
+  const auto manifest = conf::parse_manifest(good_manifest().dump());
+  EXPECT_TRUE(manifest.has_value()) << manifest.error().message();
 }
 
 TEST(ConformanceManifest, RefusesTextThatIsNotAManifest) {
@@ -249,9 +249,8 @@ TEST(ConformanceManifest, AnIdTwiceIsRefusedAtTheSecond) {
 TEST(ConformanceManifest, FileNamesAreJudgedPerComponent) {
   Json m = good_manifest();
   m["cases"][0]["file"] = "./g/a..b//ok.safetensors";
-  conf::ManifestError error;
-  const std::optional<conf::Manifest> manifest = conf::parse_manifest(m.dump(), &error);
-  ASSERT_TRUE(manifest.has_value()) << error.message();
+  const auto manifest = conf::parse_manifest(m.dump());
+  ASSERT_TRUE(manifest.has_value()) << manifest.error().message();
   EXPECT_EQ(manifest->cases[0].file, "g/a..b/ok.safetensors");  // normalised
 }
 
@@ -259,23 +258,26 @@ TEST(ConformanceManifest, UnknownFieldsAreIgnored) {
   Json m = good_manifest();
   m["generator"] = "future";
   m["cases"][0]["added_later"] = {1, 2, 3};
-  conf::ManifestError error;
-  EXPECT_TRUE(conf::parse_manifest(m.dump(), &error).has_value()) << error.message();
+  const auto manifest = conf::parse_manifest(m.dump());
+  EXPECT_TRUE(manifest.has_value()) << manifest.error().message();
 }
 
 TEST(ConformanceManifest, ErrorsSayWhereFromAFile) {
   stguard_test::TempDir dir;
-  conf::ManifestError error;
-  EXPECT_FALSE(conf::read_manifest(dir.path() / "manifest.json", &error).has_value());
-  EXPECT_FALSE(error.case_index.has_value());
-  EXPECT_NE(error.message().find("manifest.json"), std::string::npos) << error.message();
+  const auto missing = conf::read_manifest(dir.path() / "manifest.json");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_FALSE(missing.error().case_index.has_value());
+  EXPECT_NE(missing.error().message().find("manifest.json"), std::string::npos)
+      << missing.error().message();
 
   Json m = good_manifest();
   m["cases"][0]["file"] = "../x";
   const std::string text = m.dump();
   const std::string path =
       dir.write("manifest.json", {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
-  EXPECT_FALSE(conf::read_manifest(path, &error).has_value());
+  const auto refused_file = conf::read_manifest(path);
+  ASSERT_FALSE(refused_file.has_value());
+  const conf::ManifestError& error = refused_file.error();
   EXPECT_EQ(error.path, path);
   EXPECT_EQ(error.case_index, std::optional<std::size_t>(0));
   EXPECT_EQ(error.case_id, "g/ok");

@@ -35,12 +35,10 @@ const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
 // tests pick them.
 const std::vector<conf::Case>& some_cases() {
   static const std::vector<conf::Case> cases = [] {
-    conf::ManifestError error;
-    std::optional<conf::Manifest> manifest =
-        conf::read_manifest(kCorpusDir / "manifest.json", &error);
+    const auto manifest = conf::read_manifest(kCorpusDir / "manifest.json");
     std::vector<conf::Case> picked;
     if (!manifest) {
-      ADD_FAILURE() << error.message();
+      ADD_FAILURE() << manifest.error().message();
       return picked;
     }
     std::map<Verdict, int> taken;
@@ -224,16 +222,17 @@ TEST(ConformPersistent, PathsWithNewlinesAreRefused) {
 TEST(ConformPersistent, ReaderJsonDeclaresIt) {
   stguard_test::TempDir dir;
   auto write = [&](const std::string& text) { std::ofstream(dir.file("reader.json")) << text; };
-  std::string error;
   write(R"({"name":"r","command":["${STGUARD}","a"],"persistent_command":["${STGUARD}","p"]})");
-  std::optional<conf::ReaderSpec> spec = conf::load_reader_dir(dir.path(), "/bin/self", &error);
-  ASSERT_TRUE(spec) << error;
+  const auto spec = conf::load_reader_dir(dir.path(), "/bin/self");
+  ASSERT_TRUE(spec) << spec.error().message;
   EXPECT_EQ(spec->persistent_command, (std::vector<std::string>{"/bin/self", "p"}));
   write(R"({"name":"r","command":["a"],"persistent_command":["p"],"mode":"plain"})");
-  EXPECT_FALSE(conf::load_reader_dir(dir.path(), "/bin/self", &error));
-  EXPECT_NE(error.find("persistent_command"), std::string::npos) << error;
+  const auto both = conf::load_reader_dir(dir.path(), "/bin/self");
+  ASSERT_FALSE(both);
+  EXPECT_NE(both.error().message.find("persistent_command"), std::string::npos)
+      << both.error().message;
   write(R"({"name":"r","command":["a"],"persistent_command":"p"})");
-  EXPECT_FALSE(conf::load_reader_dir(dir.path(), "/bin/self", &error));
+  EXPECT_FALSE(conf::load_reader_dir(dir.path(), "/bin/self"));
 }
 
 TEST(ConformPersistent, TheCommandUsesItUnlessToldNot) {

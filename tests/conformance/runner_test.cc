@@ -22,6 +22,7 @@
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/selection.h"
+#include "tests/support/failure_of.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -31,6 +32,7 @@ namespace conf = stguard::conformance;
 using conf::Grade;
 using conf::Verdict;
 using Status = conf::ProcessResult::Status;
+using stguard_test::failure_of;
 
 const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
 
@@ -49,10 +51,12 @@ conf::Case make_case(Verdict verdict) {
 
 const conf::Manifest& committed_manifest() {
   static const conf::Manifest manifest = [] {
-    conf::ManifestError error;
-    std::optional<conf::Manifest> m = conf::read_manifest(kCorpusDir / "manifest.json", &error);
-    if (!m) ADD_FAILURE() << error.message();
-    return m.value_or(conf::Manifest{});
+    conf::ManifestResult<conf::Manifest> m = conf::read_manifest(kCorpusDir / "manifest.json");
+    if (!m) {
+      ADD_FAILURE() << m.error().message();
+      return conf::Manifest{};
+    }
+    return std::move(*m);
   }();
   return manifest;
 }
@@ -270,26 +274,23 @@ TEST(ConformGrade, ThePythonExampleGetsOneGradeForBothLoneSurrogateCases) {
 // --- Commands, readers, expectations, manifest ---------------------------
 
 TEST(ConformReaderSpec, SplitCommand) {
-  std::string error;
   using Words = std::vector<std::string>;
-  EXPECT_EQ(conf::split_command("node  adapter.mjs", &error), (Words{"node", "adapter.mjs"}));
-  EXPECT_EQ(conf::split_command(R"(a 'b c' "d \"e\"" f\ g)", &error),
+  EXPECT_EQ(conf::split_command("node  adapter.mjs").value(), (Words{"node", "adapter.mjs"}));
+  EXPECT_EQ(conf::split_command(R"(a 'b c' "d \"e\"" f\ g)").value(),
             (Words{"a", "b c", "d \"e\"", "f g"}));
-  EXPECT_EQ(conf::split_command("x ''", &error), (Words{"x", ""}));
-  EXPECT_FALSE(conf::split_command("a 'b", &error));
-  EXPECT_NE(error.find("unterminated"), std::string::npos);
-  EXPECT_FALSE(conf::split_command("   ", &error));
+  EXPECT_EQ(conf::split_command("x ''").value(), (Words{"x", ""}));
+  EXPECT_NE(failure_of(conf::split_command("a 'b")).find("unterminated"), std::string::npos);
+  EXPECT_NE(failure_of(conf::split_command("   ")), "");
   EXPECT_EQ(conf::command_text({"a", "b c", "it's"}), R"(a 'b c' 'it'\''s')");
 }
 
 TEST(ConformReaderSpec, ReaderJson) {
   stguard_test::TempDir dir;
   auto write = [&](const std::string& text) { std::ofstream(dir.file("reader.json")) << text; };
-  std::string error;
   write(
       R"({"name":"r","command":["${STGUARD}","adapter"],"version_command":["v"],"mode":"plain"})");
-  std::optional<conf::ReaderSpec> spec = conf::load_reader_dir(dir.path(), "/bin/self", &error);
-  ASSERT_TRUE(spec) << error;
+  const auto spec = conf::load_reader_dir(dir.path(), "/bin/self");
+  ASSERT_TRUE(spec) << spec.error().message;
   EXPECT_EQ(spec->command, (std::vector<std::string>{"/bin/self", "adapter"}));
   EXPECT_EQ(spec->mode, conf::AdapterMode::kPlain);
   EXPECT_TRUE(spec->setup.empty());
@@ -298,8 +299,9 @@ TEST(ConformReaderSpec, ReaderJson) {
        {std::string(R"({"command":["x"]})"), std::string(R"({"name":"r","command":[]})"),
         std::string(R"({"name":"r","command":["x"],"mode":"xml"})"), std::string("[")}) {
     write(bad);
-    EXPECT_FALSE(conf::load_reader_dir(dir.path(), "/bin/self", &error)) << bad;
-    EXPECT_NE(error.find("reader.json"), std::string::npos) << bad;
+    EXPECT_NE(failure_of(conf::load_reader_dir(dir.path(), "/bin/self")).find("reader.json"),
+              std::string::npos)
+        << bad;
   }
   EXPECT_TRUE(conf::valid_reader_name("safetensors-npm"));
   EXPECT_FALSE(conf::valid_reader_name("two words"));
@@ -307,15 +309,13 @@ TEST(ConformReaderSpec, ReaderJson) {
 }
 
 TEST(ConformExpectations, ParseApplyAndWrite) {
-  std::string error;
-  std::optional<conf::Expectations> e = conf::Expectations::parse(
+  const auto e = conf::Expectations::parse(
       "# known failures\n"
       "layout/overlap-* FAIL_SHOULD_REJECT   # no overlap check\n"
       "other-reader dtypes/x CRASH\n"
       "\n"
-      "dtypes/y CRASH,TIMEOUT\n",
-      &error);
-  ASSERT_TRUE(e) << error;
+      "dtypes/y CRASH,TIMEOUT\n");
+  ASSERT_TRUE(e) << e.error().message;
   conf::CaseResult r;
   r.case_id = "layout/overlap-full";
   r.grade = Grade::kFailShouldReject;
@@ -339,12 +339,12 @@ TEST(ConformExpectations, ParseApplyAndWrite) {
   e->apply("me", r);
   EXPECT_EQ(r.expectation, conf::Expectation::kExpectedFailure);
 
-  EXPECT_FALSE(conf::Expectations::parse("a/b NOT_A_GRADE\n", &error));
-  EXPECT_NE(error.find("line 1"), std::string::npos);
-  EXPECT_FALSE(conf::Expectations::parse("\na/b PASS\n", &error));
-  EXPECT_NE(error.find("line 2"), std::string::npos);
-  EXPECT_FALSE(conf::Expectations::parse("a/b\n", &error));
-  EXPECT_FALSE(conf::Expectations::parse("a b c CRASH\n", &error));
+  EXPECT_NE(failure_of(conf::Expectations::parse("a/b NOT_A_GRADE\n")).find("line 1"),
+            std::string::npos);
+  EXPECT_NE(failure_of(conf::Expectations::parse("\na/b PASS\n")).find("line 2"),
+            std::string::npos);
+  EXPECT_NE(failure_of(conf::Expectations::parse("a/b\n")), "");
+  EXPECT_NE(failure_of(conf::Expectations::parse("a b c CRASH\n")), "");
 
   conf::ReaderRun run;
   run.name = "me";
@@ -358,7 +358,7 @@ TEST(ConformExpectations, ParseApplyAndWrite) {
   EXPECT_NE(text.find("\nz/case CRASH\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("a/case"), std::string::npos) << text;
   // What it writes, it reads back.
-  EXPECT_TRUE(conf::Expectations::parse(text, &error)) << error;
+  EXPECT_EQ(failure_of(conf::Expectations::parse(text)), "");
 }
 
 TEST(ConformSelection, GlobsOnIdsAndTags) {

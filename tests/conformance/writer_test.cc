@@ -22,6 +22,7 @@
 #include "conformance/writers/spec.h"
 #include "conformance/writers/writer_grade.h"
 #include "stguard/error.h"
+#include "tests/support/failure_of.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -29,6 +30,7 @@ namespace {
 
 namespace conf = stguard::conformance;
 namespace fs = std::filesystem;
+using stguard_test::failure_of;
 using stguard_test::run_cli;
 using stguard_test::TempDir;
 
@@ -37,9 +39,8 @@ std::string write_text(const TempDir& dir, std::string_view name, std::string_vi
 }
 
 conf::WriterSpec parse(const std::string& text) {
-  std::string error;
-  std::optional<conf::WriterSpec> spec = conf::parse_writer_spec(text, &error);
-  EXPECT_TRUE(spec.has_value()) << error;
+  const stguard::base::Result<conf::WriterSpec> spec = conf::parse_writer_spec(text);
+  EXPECT_TRUE(spec.has_value()) << spec.error().message;
   return spec ? *spec : conf::WriterSpec{};
 }
 
@@ -97,8 +98,8 @@ TEST(WriterCases, StguardsWriterWritesOrRefusesEachAsExpected) {
 
 TEST(WriterCases, CommittedCorpusMatchesTheCases) {
   for (const auto& [path, bytes] : conf::writer_case_files()) {
-    const std::optional<std::string> committed =
-        stguard::base::read_file(fs::path(STGUARD_CORPUS_DIR) / path, nullptr);
+    const stguard::base::Result<std::string> committed =
+        stguard::base::read_file(fs::path(STGUARD_CORPUS_DIR) / path);
     ASSERT_TRUE(committed.has_value()) << path << " (run `stguard corpus build`)";
     EXPECT_TRUE(*committed == bytes) << path << " differs (run `stguard corpus build`)";
   }
@@ -115,16 +116,15 @@ TEST(WriterSpec, ReadsHexAndBase64AndRejectsMalformedSpecs) {
   EXPECT_EQ(conf::to_base64("\x01\x02\x03\x04"), "AQIDBA==");
   EXPECT_EQ(conf::from_base64("AQIDBA=="), (std::vector<std::uint8_t>{1, 2, 3, 4}));
   EXPECT_FALSE(conf::from_base64("AQI").has_value());
-  std::string error;
   for (const char* bad :
        {"[]", "{}", R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [-1], "data_hex": ""}]})",
         R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [1], "data_hex": "f"}]})",
         R"({"tensors": [{"name": "a", "dtype": "U8", "shape": [1]}]})",
         R"({"tensors": [], "extra": 1})", R"({"tensors": [], "metadata": []})", "{"}) {
-    EXPECT_FALSE(conf::parse_writer_spec(bad, &error).has_value()) << bad;
+    EXPECT_NE(failure_of(conf::parse_writer_spec(bad)), "") << bad;
   }
   // Text that is not JSON: where, and why.
-  EXPECT_FALSE(conf::parse_writer_spec(R"({"tensors": [}])", &error).has_value());
+  const std::string error = failure_of(conf::parse_writer_spec(R"({"tensors": [}])"));
   EXPECT_NE(error.find("not JSON at byte 13: syntax error"), std::string::npos) << error;
 }
 
@@ -145,9 +145,7 @@ TEST(WriterSpec, ADuplicateKeyAnywhereIsRefusedSayingWhere) {
        R"(metadata.k.y[1]: duplicate key "z")"},
   };
   for (const auto& [text, message] : specs) {
-    std::string error;
-    EXPECT_FALSE(conf::parse_writer_spec(text, &error).has_value()) << text;
-    EXPECT_EQ(error, message) << text;
+    EXPECT_EQ(failure_of(conf::parse_writer_spec(text)), message) << text;
   }
   // Equal values in different objects are no duplicate; a syntax error
   // after the spec's objects still reads as one.
@@ -156,8 +154,8 @@ TEST(WriterSpec, ADuplicateKeyAnywhereIsRefusedSayingWhere) {
                      "metadata": {"name": "a"}})")
                 .tensors.size(),
             2u);
-  std::string error;
-  EXPECT_FALSE(conf::parse_writer_spec(R"({"tensors": [], "metadata": {"k": "v"}} x)", &error));
+  const std::string error =
+      failure_of(conf::parse_writer_spec(R"({"tensors": [], "metadata": {"k": "v"}} x)"));
   EXPECT_NE(error.find("not JSON at byte"), std::string::npos) << error;
   // stguard write says so and writes nothing (exit 2: not a spec).
   const TempDir dir;
@@ -329,7 +327,7 @@ TEST(WriteCommand, WritesTheCanonicalFileWithMode0644) {
   const stguard_test::CliRun run = run_cli({"write", spec, out});
   ::umask(old_mask);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  const std::optional<std::string> bytes = stguard::base::read_file(out, nullptr);
+  const stguard::base::Result<std::string> bytes = stguard::base::read_file(out);
   const conf::WrittenFile expected = canonical_file();
   ASSERT_TRUE(bytes.has_value());
   EXPECT_TRUE(*bytes == expected.bytes);
@@ -353,7 +351,7 @@ TEST(WriteCommand, RefusesWithReasonAndLeavesNoFileAndKeepsAnOldOne) {
   write_text(dir, "out.safetensors", "old");
   run = run_cli({"write", spec, out});
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_EQ(stguard::base::read_file(out, nullptr), "old");
+  EXPECT_EQ(stguard::base::read_file(out).value(), "old");
   run = run_cli({"write", "--protocol", spec, out});
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(run.out)["outcome"], "refused");

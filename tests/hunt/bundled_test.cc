@@ -46,10 +46,8 @@ std::vector<std::uint8_t> read_bytes(const fs::path& path) {
 }
 
 TEST(HuntBundled, ASeededHuntAgainstSafetensorsNpmFindsReproducibleBuckets) {
-  std::string error;
-  const std::optional<conf::ReaderSpec> spec =
-      conf::load_reader_dir(kReaderDir, STGUARD_CLI_PATH, &error);
-  ASSERT_TRUE(spec) << error;
+  const auto spec = conf::load_reader_dir(kReaderDir, STGUARD_CLI_PATH);
+  ASSERT_TRUE(spec) << spec.error().message;
   ASSERT_FALSE(spec->persistent_command.empty());
   const conf::ReaderProbe probe = conf::probe_reader(*spec);
   if (!probe.available) {

@@ -18,6 +18,7 @@
 #include "conformance/generator/corpus.h"
 #include "conformance/generator/recipe.h"
 #include "hunt/oracle.h"
+#include "tests/support/failure_of.h"
 #include "tests/support/file_builder.h"
 #include "tests/support/temp_dir.h"
 
@@ -26,6 +27,7 @@ namespace {
 namespace conf = stguard::conformance;
 namespace fs = std::filesystem;
 using stguard::hunt::Bucket;
+using stguard_test::failure_of;
 using stguard_test::FileBuilder;
 using stguard_test::TempDir;
 
@@ -97,12 +99,9 @@ TEST(HuntFindings, StanzasRebuildTheSameFilesWithStguardsVerdicts) {
   for (const Bucket& b : buckets) group += "\n" + stguard::hunt::render_stanza(b, "fake");
   std::ofstream(dir.path() / "cases" / "hunt.txt") << group;
 
-  conf::RecipeSet set;
-  try {
-    set = conf::load_recipes(dir.path());
-  } catch (const conf::RecipeError& e) {
-    FAIL() << e.what() << "\n" << group;
-  }
+  const stguard::base::Result<conf::RecipeSet> loaded = conf::load_recipes(dir.path());
+  ASSERT_TRUE(loaded) << loaded.error().message << "\n" << group;
+  const conf::RecipeSet& set = *loaded;
   ASSERT_EQ(set.groups.size(), 1u);
   ASSERT_EQ(set.groups[0].cases.size(), buckets.size());
   for (const Bucket& b : buckets) {
@@ -111,12 +110,9 @@ TEST(HuntFindings, StanzasRebuildTheSameFilesWithStguardsVerdicts) {
                                  [&](const conf::Recipe& r) { return r.name == name; });
     ASSERT_NE(it, set.groups[0].cases.end()) << name;
     SCOPED_TRACE(b.signature.reader_error);
-    conf::BuiltCase built;
-    try {
-      built = conf::build_case(*it);
-    } catch (const conf::RecipeError& e) {
-      FAIL() << e.what() << "\n" << stguard::hunt::render_stanza(b, "fake");
-    }
+    const stguard::base::Result<conf::BuiltCase> made = conf::build_case(*it);
+    ASSERT_TRUE(made) << made.error().message << "\n" << stguard::hunt::render_stanza(b, "fake");
+    const conf::BuiltCase& built = *made;
     EXPECT_EQ(built.bytes, b.file) << stguard::hunt::render_stanza(b, "fake");
     const stguard::hunt::Oracle oracle = stguard::hunt::judge(b.file);
     EXPECT_EQ(built.strict.accept, oracle.strict.accept);
@@ -167,16 +163,18 @@ stguard::hunt::FindingsReport write_hunt(const fs::path& dir, const std::vector<
                                          std::string_view reader = "fake") {
   std::vector<const Bucket*> pointers;
   for (const Bucket& b : buckets) pointers.push_back(&b);
-  std::string error;
-  std::optional<stguard::base::OwnedDir> owned =
-      stguard::base::OwnedDir::claim(dir, "hunt", &error);
-  EXPECT_TRUE(owned) << error;
-  stguard::hunt::FindingsReport report;
-  if (owned) {
-    EXPECT_TRUE(stguard::hunt::write_findings(*owned, pointers, reader, runs, &report, &error))
-        << error;
+  stguard::base::Result<stguard::base::OwnedDir> owned =
+      stguard::base::OwnedDir::claim(dir, "hunt");
+  if (!owned) {
+    ADD_FAILURE() << owned.error().message;
+    return {};
   }
-  return report;
+  const auto report = stguard::hunt::write_findings(*owned, pointers, reader, runs);
+  if (!report) {
+    ADD_FAILURE() << report.error().message;
+    return {};
+  }
+  return *report;
 }
 
 std::vector<nlohmann::json> findings_of(const fs::path& dir) {
@@ -186,12 +184,16 @@ std::vector<nlohmann::json> findings_of(const fs::path& dir) {
   return lines;
 }
 
-// Promotes and writes; false with *error when refused.
-bool promote_and_write(const fs::path& hunt_dir, const fs::path& recipes,
-                       const std::vector<std::string>& chosen, stguard::hunt::PromotePlan* plan,
-                       std::string* error, std::string_view group = "hunt") {
-  return stguard::hunt::promote(hunt_dir, recipes, group, chosen, plan, error) &&
-         stguard::hunt::write_promotion(*plan, error);
+// Promotes and writes; the plan, or why it was refused.
+stguard::base::Result<stguard::hunt::PromotePlan> promote_and_write(
+    const fs::path& hunt_dir, const fs::path& recipes, const std::vector<std::string>& chosen) {
+  stguard::base::Result<stguard::hunt::PromotePlan> plan =
+      stguard::hunt::promote(hunt_dir, recipes, "hunt", chosen);
+  if (!plan) return plan;
+  if (const stguard::base::Result<void> written = stguard::hunt::write_promotion(*plan); !written) {
+    return written.error();
+  }
+  return plan;
 }
 
 TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
@@ -204,34 +206,32 @@ TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
   EXPECT_TRUE(fs::is_regular_file(hunt_dir.path() / "findings" /
                                   (buckets[2].signature.bucket() + ".safetensors")));
 
-  std::string error;
   const std::vector<std::string> chosen = {buckets[2].signature.bucket(),
                                            buckets[4].signature.bucket()};
-  stguard::hunt::PromotePlan plan;
-  ASSERT_TRUE(promote_and_write(hunt_dir.path(), recipes.path(), chosen, &plan, &error)) << error;
-  EXPECT_EQ(plan.promoted.size(), 2u);
-  EXPECT_EQ(plan.group_file, recipes.path() / "cases" / "hunt.txt");
+  const auto plan = promote_and_write(hunt_dir.path(), recipes.path(), chosen);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->promoted.size(), 2u);
+  EXPECT_EQ(plan->group_file, recipes.path() / "cases" / "hunt.txt");
   // Again: nothing new; then everything: the rest.
-  stguard::hunt::PromotePlan again;
-  ASSERT_TRUE(promote_and_write(hunt_dir.path(), recipes.path(), chosen, &again, &error));
-  EXPECT_TRUE(again.promoted.empty());
-  EXPECT_EQ(again.already_present.size(), 2u);
-  stguard::hunt::PromotePlan all;
-  ASSERT_TRUE(promote_and_write(hunt_dir.path(), recipes.path(), {}, &all, &error));
-  EXPECT_EQ(all.promoted.size(), buckets.size() - 2);
+  const auto again = promote_and_write(hunt_dir.path(), recipes.path(), chosen);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(again->promoted.empty());
+  EXPECT_EQ(again->already_present.size(), 2u);
+  const auto all = promote_and_write(hunt_dir.path(), recipes.path(), {});
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->promoted.size(), buckets.size() - 2);
 
-  conf::RecipeSet set;
-  ASSERT_NO_THROW(set = conf::load_recipes(recipes.path()));
-  ASSERT_EQ(set.groups.size(), 1u);
-  EXPECT_EQ(set.groups[0].cases.size(), buckets.size());
+  const stguard::base::Result<conf::RecipeSet> set = conf::load_recipes(recipes.path());
+  ASSERT_TRUE(set) << set.error().message;
+  ASSERT_EQ(set->groups.size(), 1u);
+  EXPECT_EQ(set->groups[0].cases.size(), buckets.size());
 
   const std::vector<std::string> unknown = {"000000000000"};
-  stguard::hunt::PromotePlan none;
-  EXPECT_FALSE(
-      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", unknown, &none, &error));
-  EXPECT_NE(error.find("000000000000"), std::string::npos);
-  EXPECT_FALSE(
-      stguard::hunt::promote(hunt_dir.path(), recipes.path(), "Bad Group", {}, &none, &error));
+  EXPECT_NE(failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", unknown))
+                .find("000000000000"),
+            std::string::npos);
+  EXPECT_NE(failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "Bad Group", {})),
+            "");
 }
 
 // `case: ../../../../tmp/x` was once appended unchecked, and then
@@ -240,26 +240,24 @@ TEST(HuntFindings, PromoteRefusesAStanzaThatWouldBreakTheCorpusBuild) {
   const TempDir hunt_dir;
   const TempDir recipes;
   make_recipes_dir(recipes.path());
-  std::string error;
-  stguard::hunt::PromotePlan plan;
   for (const std::string stanza :
        {"case: ../../../../tmp/x\ndescription: d\nrules: layout\nstrict: accept\n",
         "case: fine-name\ndescription: d\nrules: no-such-rule\nstrict: accept\n",
         "case: bad-bytes\ndescription: d\nrules: layout\nstrict: accept\nreference: "
         "accept\ndata: zz\n"}) {
     std::ofstream(hunt_dir.path() / "cases.txt") << stanza;
-    EXPECT_FALSE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}, &plan, &error))
-        << stanza;
-    EXPECT_EQ(error.rfind("not promoted: ", 0), 0u) << error;
+    const std::string error =
+        failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}));
+    EXPECT_EQ(error.rfind("not promoted: ", 0), 0u) << stanza << error;
     EXPECT_FALSE(fs::exists(recipes.path() / "cases" / "hunt.txt"));
   }
   // A cases.txt that holds no stanza (a link to /etc/passwd, say) promotes
   // nothing and says so, instead of "appended".
   fs::remove(hunt_dir.path() / "cases.txt");
   fs::create_symlink("/etc/passwd", hunt_dir.path() / "cases.txt");
-  EXPECT_FALSE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}, &plan, &error));
-  EXPECT_EQ(error, (hunt_dir.path() / "cases.txt").string() +
-                       ": no recipe stanza in it (not a cases.txt of stguard hunt)");
+  EXPECT_EQ(failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {})),
+            (hunt_dir.path() / "cases.txt").string() +
+                ": no recipe stanza in it (not a cases.txt of stguard hunt)");
 }
 
 // A second hunt into the folder of the first once deleted its findings.
@@ -293,18 +291,17 @@ TEST(HuntFindings, ASecondHuntMergesWithTheFirst) {
   EXPECT_EQ(lines[1]["size"], first[1].file.size()) << "the smaller, earlier file stays";
   EXPECT_EQ(lines[2]["hits"], 6);
   EXPECT_EQ(lines[2]["size"], second[1].file.size()) << "the smaller, new file replaces it";
-  std::string error;
-  EXPECT_EQ(stguard::base::read_file(
-                dir / "findings" / (first[2].signature.bucket() + ".safetensors"), &error)
-                ->size(),
-            second[1].file.size());
-  const std::optional<std::string> hunt = stguard::base::read_file(dir / "hunt.json", &error);
-  ASSERT_TRUE(hunt) << error;
+  EXPECT_EQ(
+      stguard::base::read_file(dir / "findings" / (first[2].signature.bucket() + ".safetensors"))
+          ->size(),
+      second[1].file.size());
+  const stguard::base::Result<std::string> hunt = stguard::base::read_file(dir / "hunt.json");
+  ASSERT_TRUE(hunt) << hunt.error().message;
   EXPECT_EQ(*hunt, "{\"reader\":\"fake\",\"runs\":150,\"buckets\":" + std::to_string(report.total) +
                        "}\n");
   // Every bucket has its stanza, once.
-  const std::optional<std::string> cases = stguard::base::read_file(dir / "cases.txt", &error);
-  ASSERT_TRUE(cases) << error;
+  const stguard::base::Result<std::string> cases = stguard::base::read_file(dir / "cases.txt");
+  ASSERT_TRUE(cases) << cases.error().message;
   for (const nlohmann::json& line : lines) {
     const std::string name = "\ncase: hunt-" + line["bucket"].get<std::string>() + "\n";
     EXPECT_NE(cases->find(name), std::string::npos) << name;
@@ -312,11 +309,10 @@ TEST(HuntFindings, ASecondHuntMergesWithTheFirst) {
   }
   // Another reader's hunt is not merged into this one.
   std::vector<const Bucket*> pointers;
-  std::optional<stguard::base::OwnedDir> owned =
-      stguard::base::OwnedDir::claim(dir, "hunt", &error);
-  ASSERT_TRUE(owned) << error;
-  EXPECT_FALSE(stguard::hunt::write_findings(*owned, pointers, "other", 1, &report, &error));
-  EXPECT_EQ(error,
+  stguard::base::Result<stguard::base::OwnedDir> owned =
+      stguard::base::OwnedDir::claim(dir, "hunt");
+  ASSERT_TRUE(owned) << owned.error().message;
+  EXPECT_EQ(failure_of(stguard::hunt::write_findings(*owned, pointers, "other", 1)),
             dir.string() + " holds the findings of reader fake, not other: give another --out");
 }
 

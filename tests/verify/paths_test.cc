@@ -158,20 +158,6 @@ TEST(VerifyPaths, ChecksumListLinkingOutsideDirIsALinkFinding) {
   EXPECT_EQ(report.exit_code(), 1);
 }
 
-TEST(VerifyPaths, SafeRelativeName) {
-  std::string why;
-  EXPECT_EQ(stguard::base::safe_relative_name("./a.safetensors", &why), "a.safetensors");
-  EXPECT_EQ(stguard::base::safe_relative_name("sub//x/./y", &why), "sub/x/y");
-  EXPECT_EQ(stguard::base::safe_relative_name("..", &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name("a/../b", &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name("/etc/passwd", &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name("C:\\x", &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name(std::string_view("a\0b", 3), &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name("", &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name("./", &why), std::nullopt);
-  EXPECT_EQ(stguard::base::safe_relative_name("...", &why), "...");  // a legal file name
-}
-
 // ---------------------------------------------------------------- symlinks --
 
 TEST(VerifySymlinks, ShardSymlinkInsideDirReportedUnlessFollowed) {

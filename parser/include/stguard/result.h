@@ -7,6 +7,10 @@
 //   if (!r.has_value()) return report(r.error());
 //   for (const auto& t : r->tensors) use(t);
 //
+// The error type is a parameter (Error, the parser's reason + offset +
+// message, by default), so that code around the parser reports its own
+// failures the same way (stguard's tools use Result<T, base::Failure>).
+//
 // Accessing value() of an error result (or error() of a value result) is a
 // programming error and terminates the process; it never throws.
 #ifndef STGUARD_RESULT_H_
@@ -20,12 +24,15 @@
 
 namespace stguard {
 
-template <class T>
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
+  using value_type = T;
+  using error_type = E;
+
   Result(T value)
       : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+  Result(E error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
 
   bool has_value() const noexcept { return state_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
@@ -34,13 +41,13 @@ class [[nodiscard]] Result {
   const T& value() const& { return *checked_value(); }
   T&& value() && { return std::move(*checked_value()); }
 
-  const Error& error() const& {
-    const Error* e = std::get_if<1>(&state_);
+  const E& error() const& {
+    const E* e = std::get_if<1>(&state_);
     if (e == nullptr) std::abort();
     return *e;
   }
-  Error&& error() && {
-    Error* e = std::get_if<1>(&state_);
+  E&& error() && {
+    E* e = std::get_if<1>(&state_);
     if (e == nullptr) std::abort();
     return std::move(*e);
   }
@@ -62,28 +69,31 @@ class [[nodiscard]] Result {
     return v;
   }
 
-  std::variant<T, Error> state_;
+  std::variant<T, E> state_;
 };
 
 // Result<void>: success carries nothing.
-template <>
-class [[nodiscard]] Result<void> {
+template <class E>
+class [[nodiscard]] Result<void, E> {
  public:
+  using value_type = void;
+  using error_type = E;
+
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT
+  Result(E error) : error_(std::move(error)), ok_(false) {}  // NOLINT
 
   bool has_value() const noexcept { return ok_; }
   explicit operator bool() const noexcept { return ok_; }
   void value() const {
     if (!ok_) std::abort();
   }
-  const Error& error() const {
+  const E& error() const {
     if (ok_) std::abort();
     return error_;
   }
 
  private:
-  Error error_{};
+  E error_{};
   bool ok_ = true;
 };
 
