@@ -6,7 +6,7 @@
 // tokenising plus UTF-8 validation, duplicate-key detection, dtype/shape
 // checks, size arithmetic and the sorted layout walk, and builds the Header.
 // The DOM baseline (nlohmann::json::parse) is what a naive reader pays.
-// simdjson (benchmark-only dependency; issue 18) is the physical anchor: its
+// simdjson (a benchmark-only dependency) is the physical anchor: its
 // DOM parse of the same bytes, and an on-demand walk that reads every entry's
 // dtype, shape and offsets. After the runs the program prints the ratios the
 // issue's bars are stated in (medians over repetitions when there are any).
@@ -255,7 +255,7 @@ void BM_SimdjsonOnDemandWalk(benchmark::State& state) {
 // What only the reference profile reads (it has no name, rank or count caps,
 // as upstream): one tensor with a name of range(0) bytes, or with a shape of
 // range(0) dimensions. Time must grow linearly with the argument: a 4x larger
-// argument costs about 4x, never 16x (issue 14, item 7).
+// argument costs about 4x, never 16x (docs/performance.md, "Limits").
 std::vector<std::uint8_t> one_tensor_file(const std::string& name, const std::string& shape) {
   const std::string header =
       "{\"" + name + "\":{\"dtype\":\"U8\",\"shape\":[" + shape + "],\"data_offsets\":[0,1]}}";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/values_bench.sh: measures `stguard verify --scan-values` against
-# hashing alone, the bar of issue 15 (at most 1.2x the time of hashing alone).
+# hashing alone; the goal is at most 1.2x the time of hashing alone.
 #
 #   bench/values_bench.sh [STGUARD] [WORKDIR]
 #

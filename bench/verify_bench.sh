@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/verify_bench.sh: measures `stguard verify` against the bars of issue 6.
+# bench/verify_bench.sh: measures `stguard verify` against its goals
+# (docs/performance.md).
 #
 #   bench/verify_bench.sh [STGUARD] [WORKDIR]
 #

@@ -144,7 +144,7 @@ TEST_F(CliTest, UsageErrorsExitTwoWithoutOutputOnStdout) {
       {"inspect", valid, valid},
       {"inspect", "--bogus", valid},
       {"inspect", "--profile", "STRICT", valid},
-      // A command that only groups others, named alone (issue 14, item 10).
+      // A command that only groups others, named alone.
       {"corpus"},
   };
   for (const std::vector<std::string>& args : cases) {

@@ -1,5 +1,5 @@
 // tests/cli/limits_cli_test.cc: the limit flags of check, inspect and adapter
-// (issue 14, item 7; docs/cli.md). Every limit can be set on the command line,
+// (docs/cli.md, "Limits"). Every limit can be set on the command line,
 // "none" lifts it, a bad value is a usage error that states the valid range,
 // and without flags each profile keeps its own defaults: strict its caps,
 // reference only upstream's header cap (a 70,000-byte name and a rank-2,000
@@ -65,7 +65,8 @@ class LimitsCliTest : public ::testing::Test {
   std::string small_;
 };
 
-// Issue 14's bar, through each command: the reference profile reads what
+// The limits bar (a 70,000-byte name, a rank-2,000 shape), through each
+// command: the reference profile reads what
 // upstream reads; strict keeps its caps and says where.
 TEST_F(LimitsCliTest, ReferenceAcceptsTheBarFilesStrictRejectsThem) {
   for (const std::string& file : {long_name_, rank_2000_}) {

@@ -2,7 +2,7 @@
 # tests/cli/truncation_race_test.sh STGUARD [RACES]
 #
 # No stguard command dies by a signal when the file it reads is truncated or
-# replaced under it (issue 14, item 6). For each of `adapter`, `check`,
+# replaced under it. For each of `adapter`, `check`,
 # `inspect`, `verify --hash-io mmap` and `verify --hash-io read`, RACES times
 # (default 20): write a fresh 192 MiB safetensors file (sparse: one tensor of
 # zeros), start the command on it, and after a varying delay truncate the file

@@ -37,7 +37,7 @@ TEST(VerifyCli, GoodFolderExitsZero) {
   write_sums(dir);
   const stguard_test::CliRun text = run_verify_cli({dir.path().string()});
   EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
-  // The checkpoint's line and the summary (issue 15: reports by checkpoint).
+  // The checkpoint's line and the summary (reports are by checkpoint).
   EXPECT_EQ(std::count(text.out.begin(), text.out.end(), '\n'), 2) << text.out;
   const stguard_test::CliRun json = run_verify_cli({"--json", "-j", "2", dir.path().string()});
   EXPECT_EQ(json.exit_code, 0) << json.err;

@@ -1,5 +1,5 @@
 // A parsed Header keeps every name and every shape in one shared buffer each
-// (issue 18: no allocation per tensor), and its TensorInfo views stay valid
+// (no allocation per tensor), and its TensorInfo views stay valid
 // for as long as the Header or any copy of it lives. Under AddressSanitizer a
 // view into freed storage fails these tests.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/parser/limits_test.cc: the resource caps per profile (issue 14, item 7).
+// tests/parser/limits_test.cc: the resource caps per profile (docs/reference-profile.md).
 //
 // The reference profile imposes only upstream's own cap, the 100,000,000-byte
 // header; strict keeps its caps on name length, rank and tensor count. Each
@@ -197,7 +197,8 @@ TEST(LimitsPerProfile, SpacedRankJustPastTheStrictLimit) {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 14's bar: a 70,000-byte tensor name and a rank-2,000 shape.
+// The limits bar: a 70,000-byte tensor name and a rank-2,000 shape, which
+// upstream reads and so the reference profile must.
 
 TEST(LimitsPerProfile, BarSeventyThousandByteName) {
   const std::vector<std::uint8_t> file = make_file(named_header(std::string(70'000, 'x')), 2);

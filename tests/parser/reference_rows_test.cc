@@ -1,6 +1,6 @@
 // Every row of every table in docs/reference-profile.md as a test case, run in both
 // profiles. A case is named <Table>_<Row>_<profile>, so a failure says which
-// row of which table broke. Where the brief fixes the reason (and offset) of a
+// row of which table broke. Where docs/reference-profile.md fixes the reason (and offset) of a
 // rejection, the case checks them; otherwise only the verdict.
 #include <gtest/gtest.h>
 #include <stguard/stguard.h>

@@ -1,5 +1,5 @@
-// tests/verify/checkpoints_test.cc: folders holding more than one checkpoint
-// (issue 15): transformers' variants, consolidated.safetensors beside shards,
+// tests/verify/checkpoints_test.cc: folders holding more than one checkpoint:
+// transformers' variants, consolidated.safetensors beside shards,
 // model.safetensors beside model.fp16.safetensors, an adapter beside its
 // model, diffusers subfolders with --recursive and the walk's limits; the
 // name patterns that group files; total_size as a warning.

@@ -120,7 +120,7 @@ TEST(VerifyIndex, ShardPresentButNotNamed) {
   EXPECT_EQ(find(report, FindingKind::kShardNotInIndex)->file, stray);
 }
 
-// An error only with --strict (issue 15); checkpoints_test.cc has the warning.
+// An error only with --strict; checkpoints_test.cc has the warning.
 TEST(VerifyIndex, TotalSizeMismatchReportsBothNumbers) {
   const TempDir dir;
   stguard::verify::VerifyOptions strict;
