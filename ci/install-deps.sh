@@ -9,13 +9,14 @@ set -euo pipefail
 
 profile="${1:-build}"
 packages=(cmake make pkg-config clang-14 g++-12 libclang-rt-14-dev llvm-14
-          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev)
+          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev
+          clang-format-14 clang-tidy-14)
 case "$profile" in
   build) ;;
   bench) packages+=(libbenchmark-dev libsimdjson-dev time) ;;
   fuzz) packages+=(afl++ lld-14) ;;
   readers) ;;
-  all) packages+=(libbenchmark-dev libsimdjson-dev time afl++ lld-14 clang-format-14) ;;
+  all) packages+=(libbenchmark-dev libsimdjson-dev time afl++ lld-14) ;;
   *) echo "usage: $0 [build|bench|fuzz|readers|all]" >&2; exit 2 ;;
 esac
 # Node.js brings npm in some distributions of it (NodeSource) and not in

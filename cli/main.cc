@@ -43,9 +43,28 @@ constexpr std::string_view kUsage =
     "Exit status: 0 accepted, 1 rejected, 2 usage error or unreadable file.\n"
     "Run `stguard <command> --help` for the options of a command.\n";
 
-constexpr std::string_view kHelpUsage = "stguard help [COMMAND [SUBCOMMAND]]";
+constexpr std::string_view kHelpUsage = "stguard help [COMMAND [SUBCOMMAND] | --options]";
 constexpr std::string_view kHelpHelp =
-    "Shows the help of stguard, or of one command (`stguard help conform report`).\n";
+    "Shows the help of stguard, or of one command (`stguard help conform report`).\n"
+    "\n"
+    "  --options   list every command's options as registered, one per line:\n"
+    "              COMMAND<TAB>OPTION (the long name, else the short one);\n"
+    "              the test suite holds each command's help and docs/cli.md\n"
+    "              to this list\n";
+
+// `stguard help --options`: the options each command registered with CLI11,
+// the one list the help texts and docs/cli.md are checked against.
+void print_options(const Commands& commands) {
+  for (const auto& command : commands.all()) {
+    for (const CLI::Option* option : command->app->get_options()) {
+      if (!option->get_lnames().empty()) {
+        std::cout << command->path << "\t--" << option->get_lnames().front() << "\n";
+      } else if (!option->get_snames().empty()) {
+        std::cout << command->path << "\t-" << option->get_snames().front() << "\n";
+      }
+    }
+  }
+}
 
 void print_help(const Command& command) {
   std::cout << "usage: " << command.usage << "\n\n" << command.help;
@@ -118,6 +137,10 @@ int run(int argc, char** argv) {
     }
     if (topic.empty()) {
       std::cout << kUsage;
+      return kExitOk;
+    }
+    if (topic == std::vector<std::string>{"--options"}) {
+      print_options(commands);
       return kExitOk;
     }
     std::string path;

@@ -86,14 +86,15 @@ TEST(VerifyCli, UnreadableFilesExitTwo) {
   EXPECT_NE(run.out.find("checksum_unreadable"), std::string::npos) << run.out;
 }
 
-// The same with a shard that cannot be read (permissions: not as root,
-// which reads everything).
+// The same with a shard that cannot be read. Root reads every file, so the
+// command runs as an unprivileged user when the tests run as root.
 TEST(VerifyCli, UnreadableShardExitsTwo) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads files whatever their permissions";
   const TempDir dir;
   write_good_model(dir);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
   std::filesystem::permissions(dir.file(kShard3), std::filesystem::perms::none);
-  const stguard_test::CliRun run = run_verify_cli({"--quiet", dir.path().string()});
+  const stguard_test::CliRunAs run =
+      stguard_test::run_cli_as({"verify", "--quiet", dir.path().string()}, {.unprivileged = true});
   std::filesystem::permissions(dir.file(kShard3), std::filesystem::perms::owner_all);
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   EXPECT_NE(run.out.find("shard_unreadable"), std::string::npos) << run.out;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "folder_builder.h"
+#include "tests/support/child_process.h"
 #include "verify/verify.h"
 
 namespace {
@@ -384,16 +385,23 @@ TEST(VerifyCheckpoints, NameCountLimit) {
   EXPECT_TRUE(verify(dir, options).findings.empty());
 }
 
+// Root reads any folder, so when the tests run as root the verification runs
+// in a child that has dropped root's privileges.
 TEST(VerifyCheckpoints, UnreadableSubfolder) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root reads any folder";
   const TempDir dir;
   stguard_test::write_diffusers_pipeline(dir);
+  stguard_test::open_to_everyone(dir.path());
   fs::permissions(dir.path() / "vae", fs::perms::none);
-  const VerifyReport report = verify(dir, recursive());
+  const stguard_test::ChildOutcome outcome = stguard_test::in_child(
+      [&] {
+        const VerifyReport report = verify(dir, recursive());
+        if (error_kinds(report) != std::multiset<std::string>{"folder_unreadable"}) return 1;
+        return report.exit_code() == 2 ? 0 : 2;
+      },
+      {.unprivileged = true});
   fs::permissions(dir.path() / "vae", fs::perms::owner_all);
-  EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"folder_unreadable"})
-      << describe(report);
-  EXPECT_EQ(report.exit_code(), 2);
+  EXPECT_EQ(outcome.exit_code, 0) << "1: not exactly folder_unreadable; 2: exit status not 2; "
+                                     "120: could not drop privileges";
 }
 
 // Without --recursive nothing below DIR is opened, as before.

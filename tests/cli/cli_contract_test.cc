@@ -1,0 +1,117 @@
+// tests/cli/cli_contract_test.cc: the command's contract is written once, in
+// the options each command registers with CLI11, and held to it here: every
+// registered option is explained by its command's --help and documented in
+// docs/cli.md under that command. An option added without its help line or
+// its documentation fails this test.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/support/run_cli.h"
+
+namespace {
+
+using stguard_test::run_cli;
+
+// (command path, option) as `stguard help --options` lists them.
+std::vector<std::pair<std::string, std::string>> registered_options() {
+  const stguard_test::CliRun run = run_cli({"help", "--options"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  std::vector<std::pair<std::string, std::string>> options;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string::npos) {
+      ADD_FAILURE() << "not COMMAND<TAB>OPTION: " << line;
+      continue;
+    }
+    options.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+  }
+  return options;
+}
+
+// docs/cli.md's text under each "## `stguard PATH`" or "### `stguard PATH`"
+// heading, up to the next heading of the same or a higher level.
+std::map<std::string, std::string> documented_commands() {
+  std::ifstream in(std::filesystem::path(STGUARD_SOURCE_DIR) / "docs" / "cli.md");
+  static const std::regex kHeading(R"(^(##+) `stguard ([a-z ]+)`\s*$)");
+  std::map<std::string, std::string> sections;
+  std::string current;
+  std::size_t level = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch match;
+    if (std::regex_match(line, match, kHeading)) {
+      current = match[2];
+      level = match[1].str().size();
+      continue;
+    }
+    const std::size_t hashes = line.find_first_not_of('#');
+    if (!current.empty() && hashes > 0 && hashes != std::string::npos && line[hashes] == ' ' &&
+        hashes <= level) {
+      current.clear();  // a heading that is not a command's ends its section
+    }
+    if (!current.empty()) sections[current] += line + "\n";
+  }
+  return sections;
+}
+
+// True when `text` names `option` as a whole word ("--out" is not "--out-dir").
+bool names_option(const std::string& text, const std::string& option) {
+  for (std::size_t at = text.find(option); at != std::string::npos;
+       at = text.find(option, at + 1)) {
+    const std::size_t end = at + option.size();
+    const bool word_ends = end == text.size() || !(std::isalnum(static_cast<unsigned char>(
+                                                       text[end])) ||
+                                                   text[end] == '-' || text[end] == '_');
+    if (word_ends) return true;
+  }
+  return false;
+}
+
+TEST(CliContract, EveryRegisteredOptionIsInItsHelp) {
+  const auto options = registered_options();
+  ASSERT_GE(options.size(), 50u);
+  std::map<std::string, std::string> help_of;
+  for (const auto& [command, option] : options) {
+    if (option == "--help") continue;  // every command's, documented once
+    if (!help_of.count(command)) {
+      std::vector<std::string> args;
+      std::istringstream words(command);
+      for (std::string word; words >> word;) args.push_back(word);
+      args.emplace_back("--help");
+      help_of[command] = run_cli(args).out;
+    }
+    EXPECT_TRUE(names_option(help_of[command], option))
+        << "`stguard " << command << " --help` does not explain " << option;
+  }
+}
+
+TEST(CliContract, EveryRegisteredOptionIsInDocsCliMd) {
+  const auto options = registered_options();
+  const std::map<std::string, std::string> sections = documented_commands();
+  for (const auto& [command, option] : options) {
+    if (option == "--help" || command == "help") continue;
+    // A subcommand without a section of its own ("corpus build") is
+    // documented in its parent's ("corpus").
+    std::string documented = command;
+    while (!sections.count(documented) && documented.find(' ') != std::string::npos) {
+      documented = documented.substr(0, documented.rfind(' '));
+    }
+    const auto section = sections.find(documented);
+    ASSERT_NE(section, sections.end()) << "docs/cli.md has no section for `stguard " << command
+                                       << "`";
+    EXPECT_TRUE(names_option(section->second, option))
+        << "docs/cli.md, `stguard " << documented << "`, does not document " << option
+        << " of `stguard " << command << "`";
+  }
+}
+
+}  // namespace
