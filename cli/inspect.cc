@@ -26,6 +26,7 @@
 #include "output.h"
 #include "stguard/dtype.h"
 #include "stguard/file.h"
+#include "stguard/lint.h"
 #include "verify/value_scan.h"
 
 namespace stguard::cli {
@@ -95,64 +96,54 @@ std::string range_string(std::uint64_t begin, std::uint64_t end) {
   return "[" + std::to_string(begin) + "," + std::to_string(end) + ")";
 }
 
-std::vector<Lint> compute_lints(const Header& header) {
-  std::vector<Lint> lints;
+// The parser's lints (stguard/lint.h), each with the sentence inspect shows.
+std::vector<Lint> describe_lints(const Header& header) {
+  std::vector<Lint> described;
   const std::vector<TensorInfo>& tensors = header.tensors;
-
-  if (header.header_len % 8 != 0) {
-    lints.push_back({"HEADER_NOT_ALIGNED", std::nullopt,
-                     "header length " + std::to_string(header.header_len) +
-                         " is not a multiple of 8; the data buffer starts at byte " +
-                         std::to_string(header.data_offset())});
-  }
-
-  for (const TensorInfo& t : tensors) {
-    const unsigned bits = dtype_bits(t.dtype);
-    if (bits % 8 != 0 || t.byte_size() == 0) continue;
-    const std::uint64_t element_bytes = bits / 8;
-    const std::uint64_t absolute = header.data_offset() + t.begin;
-    if (absolute % element_bytes != 0) {
-      lints.push_back({"DATA_MISALIGNED", std::string(t.name),
-                       "tensor " + quote_name(t.name) + " (" + std::string(dtype_name(t.dtype)) +
-                           ") starts at byte " + std::to_string(absolute) +
-                           ", not a multiple of its element size " +
-                           std::to_string(element_bytes)});
+  for (const stguard::Lint& lint : lint_header(header)) {
+    const std::string_view code = lint_code_name(lint.code);
+    switch (lint.code) {
+      case LintCode::kHeaderNotAligned:
+        described.push_back({code, std::nullopt,
+                             "header length " + std::to_string(header.header_len) +
+                                 " is not a multiple of 8; the data buffer starts at byte " +
+                                 std::to_string(header.data_offset())});
+        break;
+      case LintCode::kDataMisaligned: {
+        const TensorInfo& t = tensors[*lint.tensor];
+        described.push_back({code, std::string(t.name),
+                             "tensor " + quote_name(t.name) + " (" +
+                                 std::string(dtype_name(t.dtype)) + ") starts at byte " +
+                                 std::to_string(header.data_offset() + t.begin) +
+                                 ", not a multiple of its element size " +
+                                 std::to_string(dtype_bits(t.dtype) / 8)});
+        break;
+      }
+      case LintCode::kNonCanonicalOrder: {
+        const TensorInfo& here = tensors[*lint.tensor];
+        const TensorInfo& expected = tensors[*lint.other];
+        described.push_back({code, std::string(here.name),
+                             "the data of " + quote_name(here.name) +
+                                 " is where the canonical writer order (dtype rank, then "
+                                 "name) puts " +
+                                 quote_name(expected.name) + " (" +
+                                 std::string(dtype_name(expected.dtype)) + ")"});
+        break;
+      }
+      case LintCode::kOffsetsNotInOrder: {
+        const TensorInfo& here = tensors[*lint.tensor];
+        const TensorInfo& prev = tensors[*lint.other];
+        described.push_back({code, std::string(here.name),
+                             "tensor " + quote_name(here.name) + " at " +
+                                 range_string(here.begin, here.end) + " comes after " +
+                                 quote_name(prev.name) + " at " +
+                                 range_string(prev.begin, prev.end) +
+                                 " in the header; readers that assume offset order misread it"});
+        break;
+      }
     }
   }
-
-  // Canonical writer order: dtype rank, then name by bytes.
-  std::vector<std::size_t> canonical(tensors.size());
-  std::iota(canonical.begin(), canonical.end(), std::size_t{0});
-  std::stable_sort(canonical.begin(), canonical.end(), [&](std::size_t a, std::size_t b) {
-    const int rank_a = dtype_writer_rank(tensors[a].dtype);
-    const int rank_b = dtype_writer_rank(tensors[b].dtype);
-    if (rank_a != rank_b) return rank_a < rank_b;
-    return tensors[a].name < tensors[b].name;
-  });
-  for (std::size_t i = 0; i < canonical.size(); ++i) {
-    if (canonical[i] == i) continue;
-    const TensorInfo& here = tensors[i];
-    const TensorInfo& expected = tensors[canonical[i]];
-    lints.push_back({"NON_CANONICAL_ORDER", std::string(here.name),
-                     "tensor #" + std::to_string(i) + " is " + quote_name(here.name) +
-                         "; the canonical writer order (dtype rank, then name) puts " +
-                         quote_name(expected.name) + " (" +
-                         std::string(dtype_name(expected.dtype)) + ") there"});
-    break;
-  }
-
-  for (std::size_t i = 1; i < tensors.size(); ++i) {
-    const TensorInfo& prev = tensors[i - 1];
-    const TensorInfo& here = tensors[i];
-    if (std::pair(here.begin, here.end) >= std::pair(prev.begin, prev.end)) continue;
-    lints.push_back({"OFFSETS_NOT_IN_ORDER", std::string(here.name),
-                     "tensor " + quote_name(here.name) + " at " +
-                         range_string(here.begin, here.end) + " comes after " +
-                         quote_name(prev.name) + " at " + range_string(prev.begin, prev.end) +
-                         " in the header; readers that assume offset order misread it"});
-    break;
-  }
-  return lints;
+  return described;
 }
 
 // The value scan of an accepted file: one read of the whole file.
@@ -409,7 +400,7 @@ int run_inspect(const Command& command, const InspectArgs& args) {
     }
     return exit_code_for(&result.error());
   }
-  const std::vector<Lint> lints = compute_lints(*result);
+  const std::vector<Lint> lints = describe_lints(*result);
   std::optional<ValueScan> scan;
   if (args.scan_values) {
     pause_between_reads_for_test();

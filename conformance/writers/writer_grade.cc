@@ -14,6 +14,7 @@
 #include "conformance/runner/grade.h"
 #include "stguard/dtype.h"
 #include "stguard/header.h"
+#include "stguard/lint.h"
 
 namespace stguard::conformance {
 namespace {
@@ -129,31 +130,35 @@ std::string content_difference(const WriterSpec& spec, const Header& header,
 }
 
 // The lints of a valid file with the right content: what a conforming
-// reader accepts but a careful writer avoids.
+// reader accepts but a careful writer avoids. The header's are the parser's
+// (stguard/lint.h, as `stguard inspect` shows them; the first misaligned
+// tensor only), then the file's mode.
 std::string lints(const Header& header, mode_t mode) {
-  std::vector<std::string> found;
-  if (header.header_len % 8 != 0) {
-    found.push_back("header not padded to a multiple of 8 bytes (" +
-                    std::to_string(header.header_len) + ")");
-  }
-  std::vector<const TensorInfo*> by_offset;
-  for (const TensorInfo& t : header.tensors) by_offset.push_back(&t);
-  std::stable_sort(by_offset.begin(), by_offset.end(),
-                   [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
-  const bool canonical = std::is_sorted(
-      by_offset.begin(), by_offset.end(), [](const TensorInfo* a, const TensorInfo* b) {
-        const int rank_a = dtype_writer_rank(a->dtype);
-        const int rank_b = dtype_writer_rank(b->dtype);
-        return rank_a != rank_b ? rank_a < rank_b : a->name < b->name;
-      });
-  if (!canonical) found.push_back("tensors not in the canonical order (dtype, then name)");
-  for (const TensorInfo& t : header.tensors) {
-    const std::uint64_t element_bytes = std::max<std::uint64_t>(dtype_bits(t.dtype) / 8, 1);
-    if ((header.data_offset() + t.begin) % element_bytes != 0) {
-      found.push_back("tensor " + json_quoted(t.name) + "'s data not aligned to its " +
-                      std::to_string(element_bytes) + "-byte elements");
-      break;
+  std::string padding, order, alignment, listing;
+  for (const Lint& lint : lint_header(header)) {
+    switch (lint.code) {
+      case LintCode::kHeaderNotAligned:
+        padding = "header not padded to a multiple of 8 bytes (" +
+                  std::to_string(header.header_len) + ")";
+        break;
+      case LintCode::kDataMisaligned:
+        if (alignment.empty()) {
+          const TensorInfo& t = header.tensors[*lint.tensor];
+          alignment = "tensor " + json_quoted(t.name) + "'s data not aligned to its " +
+                      std::to_string(dtype_bits(t.dtype) / 8) + "-byte elements";
+        }
+        break;
+      case LintCode::kNonCanonicalOrder:
+        order = "tensors not in the canonical order (dtype, then name)";
+        break;
+      case LintCode::kOffsetsNotInOrder:
+        listing = "tensors not listed in data order in the header";
+        break;
     }
+  }
+  std::vector<std::string> found;
+  for (std::string* said : {&padding, &order, &alignment, &listing}) {
+    if (!said->empty()) found.push_back(std::move(*said));
   }
   if ((mode & S_IROTH) == 0)
     found.push_back("file not readable by others (mode " + [&] {

@@ -448,11 +448,11 @@ TEST_F(CliTest, InspectLintsAreWarningsNotRejections) {
   }
   EXPECT_EQ(run_cli({"check", unaligned}).exit_code, 0);
 
-  // Canonical names, but the header lists the later range first.
+  // The data in canonical order (a, then b), the header listing b first.
   const std::string out_of_order =
       dir_.write("out-of-order.safetensors",
-                 FileBuilder(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},)"
-                             R"("b":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})")
+                 FileBuilder(R"({"b":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},)"
+                             R"("a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})")
                      .pad_to_8()
                      .data_size(2)
                      .build());
@@ -460,6 +460,19 @@ TEST_F(CliTest, InspectLintsAreWarningsNotRejections) {
   EXPECT_EQ(o.exit_code, 0);
   ASSERT_EQ(json_lines(o.out).size(), 1u);
   EXPECT_EQ(lint_codes(json_lines(o.out)[0]), std::multiset<std::string>{"OFFSETS_NOT_IN_ORDER"});
+  // The header in canonical order, the data not: canonical order is judged
+  // on the data (as writer grading judges it), so both lints.
+  const std::string data_out_of_order =
+      dir_.write("data-out-of-order.safetensors",
+                 FileBuilder(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]},)"
+                             R"("b":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})")
+                     .pad_to_8()
+                     .data_size(2)
+                     .build());
+  const CliRun d = run_cli({"inspect", "--json", data_out_of_order});
+  ASSERT_EQ(json_lines(d.out).size(), 1u);
+  EXPECT_EQ(lint_codes(json_lines(d.out)[0]),
+            (std::multiset<std::string>{"NON_CANONICAL_ORDER", "OFFSETS_NOT_IN_ORDER"}));
 }
 
 TEST_F(CliTest, InspectCanonicalWriterOutputHasNoLints) {

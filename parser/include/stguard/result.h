@@ -30,9 +30,12 @@ class [[nodiscard]] Result {
   using value_type = T;
   using error_type = E;
 
-  Result(T value)
-      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(E error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+  // Implicit by design, so that `return value;` and `return error;` both
+  // make a Result.
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(E error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool has_value() const noexcept { return state_.index() == 0; }
   explicit operator bool() const noexcept { return has_value(); }
@@ -80,7 +83,8 @@ class [[nodiscard]] Result<void, E> {
   using error_type = E;
 
   Result() = default;
-  Result(E error) : error_(std::move(error)), ok_(false) {}  // NOLINT
+  // NOLINTNEXTLINE(google-explicit-constructor): `return error;`, as above
+  Result(E error) : error_(std::move(error)), ok_(false) {}
 
   bool has_value() const noexcept { return ok_; }
   explicit operator bool() const noexcept { return ok_; }

@@ -12,6 +12,7 @@
 // result.h  Result<T>
 // dtype.h   the 22 dtypes and their bit sizes
 // header.h  parse_header(): validate header bytes, strict or reference profile
+// lint.h    lint_header(): what a valid file does that a careful writer avoids
 // simd.h    which vector instructions the parser uses (chosen at run time)
 // file.h    File: map or read a file, validate, get tensor bytes
 // writer.h  write_safetensors(): canonical output
@@ -22,6 +23,7 @@
 #include "stguard/error.h"
 #include "stguard/file.h"
 #include "stguard/header.h"
+#include "stguard/lint.h"
 #include "stguard/result.h"
 #include "stguard/simd.h"
 #include "stguard/writer.h"
