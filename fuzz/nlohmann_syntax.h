@@ -112,8 +112,9 @@ inline bool at(std::string_view text, std::size_t i, char c) {
 // The first byte of the token nlohmann's lexer was reading when it reached
 // `position` (bytes read, as in parse_error::byte).
 inline std::size_t nlohmann_token_start(std::string_view text, std::size_t position) {
-  auto input = nlohmann::detail::input_adapter(text.data(), text.data() + text.size());
-  nlohmann::detail::lexer<nlohmann::json, decltype(input)> lexer(std::move(input));
+  using Input = decltype(nlohmann::detail::input_adapter(text.data(), text.data()));
+  nlohmann::detail::lexer<nlohmann::json, Input> lexer(
+      nlohmann::detail::input_adapter(text.data(), text.data() + text.size()));
   using Token = decltype(lexer.scan());
   std::size_t before = 0;
   for (;;) {

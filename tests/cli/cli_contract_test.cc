@@ -68,9 +68,9 @@ bool names_option(const std::string& text, const std::string& option) {
   for (std::size_t at = text.find(option); at != std::string::npos;
        at = text.find(option, at + 1)) {
     const std::size_t end = at + option.size();
-    const bool word_ends = end == text.size() || !(std::isalnum(static_cast<unsigned char>(
-                                                       text[end])) ||
-                                                   text[end] == '-' || text[end] == '_');
+    const bool word_ends =
+        end == text.size() || !(std::isalnum(static_cast<unsigned char>(text[end])) ||
+                                text[end] == '-' || text[end] == '_');
     if (word_ends) return true;
   }
   return false;
@@ -106,8 +106,8 @@ TEST(CliContract, EveryRegisteredOptionIsInDocsCliMd) {
       documented = documented.substr(0, documented.rfind(' '));
     }
     const auto section = sections.find(documented);
-    ASSERT_NE(section, sections.end()) << "docs/cli.md has no section for `stguard " << command
-                                       << "`";
+    ASSERT_NE(section, sections.end())
+        << "docs/cli.md has no section for `stguard " << command << "`";
     EXPECT_TRUE(names_option(section->second, option))
         << "docs/cli.md, `stguard " << documented << "`, does not document " << option
         << " of `stguard " << command << "`";

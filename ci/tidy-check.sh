@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The clang-tidy gate: clang-tidy-14 with the checks of .clang-tidy over the
+# project's own sources (not its tests), using BUILD_DIR's
+# compile_commands.json. Prints each finding and exits 1 when there is any.
+# Run by the test command (ctest -L lint, test lint.tidy) and the pre-commit
+# hook (which passes the staged files).
+#   ci/tidy-check.sh BUILD_DIR [FILE...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$#" -lt 1 ]; then
+  echo "usage: ci/tidy-check.sh BUILD_DIR [FILE...]" >&2
+  exit 2
+fi
+build_dir="$1"
+shift
+tidy="${CLANG_TIDY:-clang-tidy-14}"
+if ! command -v "$tidy" >/dev/null 2>&1; then
+  echo "tidy-check: $tidy not found (ci/install-deps.sh installs it)" >&2
+  exit 2
+fi
+if [ ! -f "$build_dir/compile_commands.json" ]; then
+  echo "tidy-check: no $build_dir/compile_commands.json (configure with a preset first)" >&2
+  exit 2
+fi
+
+# The translation units of the build that are the project's own sources:
+# what compile_commands.json lists, less tests/, generated files and the
+# files named on the command line when there are some.
+mapfile -t units < <(grep -o '"file": "[^"]*"' "$build_dir/compile_commands.json" |
+  sed 's/^"file": "//; s/"$//' | sort -u |
+  grep -E "^$(pwd)/(parser|base|verify|conformance|hunt|mutate|cli|fuzz|examples)/" || true)
+if [ "$#" -gt 0 ]; then
+  wanted=()
+  for f in "$@"; do
+    for u in "${units[@]}"; do [ "$u" = "$(pwd)/$f" ] && wanted+=("$u"); done
+  done
+  units=("${wanted[@]+"${wanted[@]}"}")
+fi
+if [ "${#units[@]}" -eq 0 ]; then
+  echo "tidy-check: no source file to check"
+  exit 0
+fi
+
+jobs="$(nproc)"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+printf '%s\n' "${units[@]}" |
+  xargs -P "$jobs" -n 4 "$tidy" -p "$build_dir" --quiet >"$log" 2>&1 || status=$?
+if [ "${status:-0}" -ne 0 ]; then
+  grep -E 'error:|warning:' "$log" | sort -u >&2 || cat "$log" >&2
+  echo "tidy-check: clang-tidy found problems in the ${#units[@]} files checked" >&2
+  exit 1
+fi
+echo "tidy-check: ${#units[@]} files clean"
