@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/repo/source_tree.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = STGUARD_SOURCE_DIR;
+using stguard_repo_test::kSourceDir;
 
 // The lines of a Markdown file outside fenced code blocks, with their numbers.
 std::vector<std::pair<int, std::string>> prose_lines(const fs::path& path) {
@@ -78,19 +80,12 @@ std::set<std::string> anchors_of(const fs::path& page) {
 }
 
 // The project's Markdown files: README, CHANGELOG, docs/, and those beside
-// the code (conformance/, fuzz/, ...), not the generated corpus or packages.
+// the code (conformance/, fuzz/, ...).
 std::vector<fs::path> markdown_files() {
   std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(kSourceDir); it != fs::end(it); ++it) {
-    const std::string name = it->path().filename().string();
-    if (it->is_directory() &&
-        (name == "build" || name == "node_modules" || name == "corpus" || name[0] == '.')) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file() && it->path().extension() == ".md") files.push_back(it->path());
+  for (const std::string& name : stguard_repo_test::project_files({".md"})) {
+    files.push_back(kSourceDir / name);
   }
-  std::sort(files.begin(), files.end());
   return files;
 }
 

@@ -18,11 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/repo/source_tree.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSourceDir = STGUARD_SOURCE_DIR;
+using stguard_repo_test::kSourceDir;
 
 // One row of the table: a folder ("conformance/runner/") and the folders its
 // files may include besides their own.
@@ -101,21 +103,7 @@ const ModuleRow* owner_of(const std::vector<ModuleRow>& rows, const std::string&
 
 // The project's source files, relative to the source tree ("verify/index.cc").
 std::vector<std::string> source_files() {
-  std::vector<std::string> files;
-  for (auto it = fs::recursive_directory_iterator(kSourceDir); it != fs::end(it); ++it) {
-    const std::string name = it->path().filename().string();
-    if (it->is_directory() &&
-        (name == "build" || name == "node_modules" || name == "corpus" || name[0] == '.')) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    const std::string ext = it->path().extension().string();
-    if (it->is_regular_file() && (ext == ".cc" || ext == ".h" || ext == ".c")) {
-      files.push_back(fs::relative(it->path(), kSourceDir).generic_string());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return stguard_repo_test::project_files({".cc", ".h", ".c"});
 }
 
 TEST(ModuleDependencies, TheDesignDocumentListsTheModules) {
