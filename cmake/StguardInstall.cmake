@@ -38,7 +38,11 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/stguardConfigVersion.cmake
   DESTINATION ${STGUARD_CMAKE_DIR})
 
+# The licence, beside the package's documentation (share/doc/stguard/).
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
 # The Debian package: `cpack -G DEB` (or `cpack`) in a build tree.
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME stguard)
 set(CPACK_PACKAGE_VENDOR "the stguard project")

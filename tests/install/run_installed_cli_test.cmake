@@ -45,7 +45,7 @@ run_step("configure the copy" ${CMAKE_COMMAND} -S "${src}" -B "${build}"
   -DSTGUARD_BUILD_TESTS=OFF -DSTGUARD_BUILD_FUZZERS=OFF -DCMAKE_INSTALL_PREFIX=/usr)
 run_step("build stguard" ${CMAKE_COMMAND} --build "${build}" -j2 --target stguard_cli)
 run_step("install" ${CMAKE_COMMAND} --install "${build}" --prefix "${prefix}")
-foreach(installed bin/stguard share/stguard/corpus/manifest.json
+foreach(installed bin/stguard share/doc/stguard/LICENSE share/stguard/corpus/manifest.json
     share/stguard/conformance/vocabulary.txt share/stguard/conformance/cases/layout.txt
     share/stguard/conformance/adapters/stguard-strict/reader.json)
   if(NOT EXISTS "${prefix}/${installed}")
