@@ -620,9 +620,10 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
   return std::move(repo.report);
 }
 
-base::UniqueFd open_directory(const std::string& path, std::string* fatal) {
+// Fails (an I/O failure) with "PATH: cannot open: why".
+base::Result<base::UniqueFd> open_directory(const std::string& path) {
   base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
-  if (!fd) *fatal = path + ": cannot open: " + base::errno_text(errno);
+  if (!fd) return base::io_failure(path + ": cannot open: " + base::errno_text(errno));
   return fd;
 }
 
@@ -697,9 +698,12 @@ VerifyReport verify_hub(const std::string& dir, base::Opened opened, Layout layo
   report.layout = layout;
   if (layout == Layout::kHubSnapshot) {
     const std::filesystem::path p = normal_path(dir);
-    base::UniqueFd repo = open_directory(p.parent_path().parent_path().string(), &report.fatal);
-    if (!repo) return report;
-    merge_report(report, verify_repository(std::move(repo), p.filename().string(), options, ""),
+    base::Result<base::UniqueFd> repo = open_directory(p.parent_path().parent_path().string());
+    if (!repo) {
+      report.fatal = repo.error().message;
+      return report;
+    }
+    merge_report(report, verify_repository(std::move(*repo), p.filename().string(), options, ""),
                  "");
   } else {
     base::UniqueFd root = std::move(opened.fd);

@@ -34,10 +34,9 @@ std::string lower_case(std::string text) {
 void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&)>& open,
               const VerifyOptions& options, const base::ChunkSink& also,
               std::atomic<std::uint64_t>* done) {
-  std::string* error = &file.error;
   const HeldFile o = open(file);
   if (!o) {
-    *error = "cannot open: " + base::open_error_text(o.err);
+    file.error = "cannot open: " + base::open_error_text(o.err);
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }
@@ -72,7 +71,7 @@ void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&
     return;
   }
   if (!failed.empty()) {
-    *error = failed;
+    file.error = failed;
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }

@@ -38,8 +38,8 @@ struct Metadata {
   double timestamp = 0;
 };
 
-// The three lines, or nullopt with *why set.
-std::optional<Metadata> parse_metadata(const std::string& text, std::string* why) {
+// The three lines; fails with what is wrong with them.
+base::Result<Metadata> parse_metadata(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size() && lines.size() < 4) {
@@ -50,27 +50,23 @@ std::optional<Metadata> parse_metadata(const std::string& text, std::string* why
     start = end + 1;
   }
   if (lines.size() < 3) {
-    *why = "has " + std::to_string(lines.size()) +
-           " line(s); expected 3 (commit hash, etag, timestamp)";
-    return std::nullopt;
+    return base::fail("has " + std::to_string(lines.size()) +
+                      " line(s); expected 3 (commit hash, etag, timestamp)");
   }
   Metadata m;
   m.commit = lines[0];
   m.etag = lines[1];
   if (hub_algorithm(m.commit) != kGitBlobAlgorithm) {
-    *why = "line 1 is not a commit hash (40 hex digits)";
-    return std::nullopt;
+    return base::fail("line 1 is not a commit hash (40 hex digits)");
   }
   if (m.etag.empty()) {
-    *why = "line 2 (the etag) is empty";
-    return std::nullopt;
+    return base::fail("line 2 (the etag) is empty");
   }
   const std::string& stamp = lines[2];
   const auto [end, ec] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), m.timestamp);
   if (stamp.empty() || ec != std::errc() || end != stamp.data() + stamp.size() ||
       !(m.timestamp >= 0)) {
-    *why = "line 3 is not a Unix timestamp";
-    return std::nullopt;
+    return base::fail("line 3 is not a Unix timestamp");
   }
   return m;
 }
@@ -89,11 +85,10 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
       o.fd ? base::read_fd(o.fd.get(), kMaxDownloadMetadataBytes)
            : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
   const std::string err = read ? std::string() : read.error().message;
-  std::string why;
-  std::optional<Metadata> m;
-  if (err.empty()) m = parse_metadata(*read, &why);
+  const base::Result<Metadata> m =
+      err.empty() ? parse_metadata(*read) : base::Result<Metadata>(base::fail(err));
   const base::Result<std::string> safe = base::safe_relative_name(path);
-  if (!safe) why = safe.error().message;
+  const std::string why = !safe ? safe.error().message : m ? std::string() : m.error().message;
   if (!err.empty() || !m || !safe) {
     Finding f = make_finding(FindingKind::kHubMetadataInvalid, Category::kHub, where,
                              (err.empty() ? why : "cannot be read: " + err) + "; " +

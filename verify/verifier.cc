@@ -137,8 +137,11 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   v.report.dir = dir;
   v.report.layout = layout;
   if (!load_checksum_option(v)) return std::move(v.report);
-  std::optional<Listing> folder = open_folder(dir, std::move(opened), &v.report.fatal);
-  if (!folder) return std::move(v.report);
+  base::Result<Listing> folder = open_folder(dir, std::move(opened));
+  if (!folder) {
+    v.report.fatal = folder.error().message;
+    return std::move(v.report);
+  }
   v.folder = std::move(*folder);
   run_structure_passes(v);
   if (g_test_between_passes) g_test_between_passes();
