@@ -10,7 +10,7 @@
 
 #include "verify/findings.h"
 #include "verify/folder.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {

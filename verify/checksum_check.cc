@@ -17,7 +17,7 @@
 #include "verify/checksums.h"
 #include "verify/file_read.h"
 #include "verify/findings.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {

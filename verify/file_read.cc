@@ -8,7 +8,7 @@
 
 #include "base/parallel.h"
 #include "base/sandbox.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 

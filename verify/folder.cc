@@ -63,9 +63,7 @@ Entry entry_of(int dir_fd, std::string name) {
     e.type = EntryType::kRegular;
   } else if (S_ISLNK(st.st_mode)) {
     e.type = EntryType::kSymlink;
-    char target[4096];
-    const ssize_t n = ::readlinkat(dir_fd, e.name.c_str(), target, sizeof target);
-    if (n > 0) e.link_target.assign(target, static_cast<std::size_t>(n));
+    e.link_target = link_target_at(dir_fd, e.name);
   } else if (S_ISDIR(st.st_mode)) {
     e.type = EntryType::kDirectory;
   }
@@ -77,6 +75,28 @@ Entry entry_of(int dir_fd, std::string name) {
     e.role = Role::kChecksums;
   }
   return e;
+}
+
+bool is_directory_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_symlink_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+std::string link_target_at(int dir_fd, const std::string& name) {
+  char buffer[4096];
+  const ssize_t n = ::readlinkat(dir_fd, name.c_str(), buffer, sizeof buffer);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
 }
 
 namespace {

@@ -75,7 +75,15 @@ std::vector<std::string> sorted_names(int dir_fd);
 // `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);
 
-// Lists `dir`, open as `opened` (hub_cache.h open_dir_argument: its top
+// What `name` in the directory open on `dir_fd` is, by lstat (never
+// following it): a directory, a symlink; the target of a symlink ("" when
+// it cannot be read); the size (nullopt when it cannot be examined).
+bool is_directory_at(int dir_fd, const std::string& name);
+bool is_symlink_at(int dir_fd, const std::string& name);
+std::string link_target_at(int dir_fd, const std::string& name);
+std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name);
+
+// Lists `dir`, open as `opened` (layout.h open_dir_argument: its top
 // level only; walk_subfolders adds the rest). Fails (an I/O failure: "DIR:
 // no such directory", "DIR: not a directory", "DIR: cannot list: ...") when
 // it could not be opened or cannot be listed.

@@ -1,6 +1,6 @@
-// verify/hub_cache.cc: the Hugging Face cache: layout detection, snapshot
-// links read (never followed) and held to blobs/, refs, blobs hashed against
-// their names, leftovers, then the ordinary checks on each snapshot.
+// verify/hub_cache.cc: the Hugging Face cache: snapshot links read (never followed) and held to
+// blobs/, refs, blobs hashed against their names, leftovers, then the ordinary checks on each
+// snapshot.
 #include "verify/hub_cache.h"
 
 #include <fcntl.h>
@@ -25,7 +25,8 @@
 #include "verify/findings.h"
 #include "verify/folder.h"
 #include "verify/hub_content.h"
-#include "verify/verifier.h"
+#include "verify/layout.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {
@@ -36,39 +37,16 @@ constexpr int kMaxSnapshotDepth = 16;
 constexpr std::uint64_t kMaxRefBytes = 4096;
 constexpr int kMaxRefDepth = 8;
 
-bool is_directory_at(int dir_fd, const char* name) {
-  struct stat st {};
-  return ::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool is_symlink_at(int dir_fd, const char* name) {
-  struct stat st {};
-  return ::fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-}
-
-// The target of the symlink `name` in `dir_fd` ("" when it cannot be read).
-std::string link_target_at(int dir_fd, const char* name) {
-  char buffer[4096];
-  const ssize_t n = ::readlinkat(dir_fd, name, buffer, sizeof buffer);
-  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
-}
-
 // The finding for a symlink that is not followed where the cache must hold
 // a folder (blobs/, a repository): one finding about the link itself.
 Finding unfollowed_folder_link(int dir_fd, const std::string& name, const std::string& file,
                                const std::string& consequence) {
-  const std::string target = link_target_at(dir_fd, name.c_str());
+  const std::string target = link_target_at(dir_fd, name);
   Finding f =
       make_finding(FindingKind::kSymlink, Category::kHub, file,
                    "is a symlink to " + in_quotes(target) + "; not followed, so " + consequence);
   f.other = target;
   return f;
-}
-
-std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name) {
-  struct stat st {};
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
-  return static_cast<std::uint64_t>(st.st_size);
 }
 
 // One file of a snapshot: the blob it links to, or a regular file (a cache
@@ -290,7 +268,7 @@ void check_blob_folder(Repository& repo, const std::set<std::string>& used, bool
           Category::kHub, "blobs/" + name,
           "is " + not_a_file(st.st_mode) + ", not a blob file; not read (no snapshot can use it)",
           Severity::kWarning);
-      if (S_ISLNK(st.st_mode)) f.other = link_target_at(repo.blobs.get(), name.c_str());
+      if (S_ISLNK(st.st_mode)) f.other = link_target_at(repo.blobs.get(), name);
       repo.add(std::move(f));
       continue;
     }
@@ -403,7 +381,7 @@ void start_snapshot_check(Repository& repo, Snapshot& snap) {
   v.folder.blob_files = repo.blob_files.get();
   // Every link that names a blob, at any depth: --recursive lists the
   // subfolders' links too (diffusers' unet/, vae/...), and the folder passes
-  // read each as its blob (read_links_as_blobs, verifier.cc).
+  // read each as its blob (read_links_as_blobs, passes.cc).
   for (const SnapshotFile& f : snap.files) {
     if (f.blob.empty()) continue;
     v.folder.blob_of[f.path] = f.blob;
@@ -534,7 +512,7 @@ VerifyReport verify_repository(base::UniqueFd repo_fd, const std::string& only,
       base::open_beneath(repo.fd.get(), "snapshots", {.follow_symlinks = false, .directory = true});
   if (snaps.fd) {
     for (const std::string& name : sorted_names(snaps.fd.get())) {
-      if ((whole || name == only) && is_directory_at(snaps.fd.get(), name.c_str())) {
+      if ((whole || name == only) && is_directory_at(snaps.fd.get(), name)) {
         commits.push_back(name);
       }
     }
@@ -627,69 +605,7 @@ base::Result<base::UniqueFd> open_directory(const std::string& path) {
   return fd;
 }
 
-// `dir` without trailing separators, made absolute lexically (no file is
-// looked at), so that "." inside a snapshot is recognised.
-std::filesystem::path normal_path(const std::string& dir) {
-  std::filesystem::path p = std::filesystem::path(dir).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  if (p.is_relative()) {
-    std::error_code ec;
-    const std::filesystem::path cwd = std::filesystem::current_path(ec);
-    if (!ec) p = (cwd / p).lexically_normal();
-    if (p.filename().empty()) p = p.parent_path();
-  }
-  return p;
-}
-
 }  // namespace
-
-bool is_hub_repo_name(std::string_view name) {
-  for (const std::string_view kind : {"models--", "datasets--", "spaces--"}) {
-    if (name.starts_with(kind) && name.size() > kind.size()) return true;
-  }
-  return false;
-}
-
-base::Opened open_dir_argument(const std::string& dir) {
-  base::Opened out;
-  out.fd = base::UniqueFd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY));
-  if (!out.fd) out.err = errno;
-  return out;
-}
-
-Layout detect_layout(const std::string& dir, int dir_fd) {
-  const std::filesystem::path p = normal_path(dir);
-  if (p.parent_path().filename() == "snapshots" &&
-      is_hub_repo_name(p.parent_path().parent_path().filename().string())) {
-    return Layout::kHubSnapshot;
-  }
-  if (dir_fd < 0) return Layout::kFolder;  // the folder checks say why it cannot be opened
-  if (is_hub_repo_name(p.filename().string()) &&
-      (is_directory_at(dir_fd, "snapshots") || is_directory_at(dir_fd, "blobs"))) {
-    return Layout::kHubRepo;
-  }
-  // A symlinked repository counts: the cache root's checks report it.
-  for (const std::string& name : sorted_names(dir_fd)) {
-    if (is_hub_repo_name(name) &&
-        (is_directory_at(dir_fd, name.c_str()) || is_symlink_at(dir_fd, name.c_str()))) {
-      return Layout::kHubCache;
-    }
-  }
-  const base::Opened cache = base::open_beneath(dir_fd, ".cache/huggingface/download",
-                                                {.follow_symlinks = false, .directory = true});
-  if (cache.fd) return Layout::kLocalDir;
-  return Layout::kFolder;
-}
-
-Layout resolve_layout(const std::string& dir, int dir_fd, Layout requested) {
-  const auto is_hub = [](Layout l) {
-    return l == Layout::kHubRepo || l == Layout::kHubSnapshot || l == Layout::kHubCache;
-  };
-  if (requested == Layout::kAuto) return detect_layout(dir, dir_fd);
-  if (!is_hub(requested)) return requested;
-  const Layout detected = detect_layout(dir, dir_fd);
-  return is_hub(detected) ? detected : requested;
-}
 
 VerifyReport verify_hub(const std::string& dir, base::Opened opened, Layout layout,
                         const VerifyOptions& options) {
@@ -717,14 +633,14 @@ VerifyReport verify_hub(const std::string& dir, base::Opened opened, Layout layo
       report.hub.emplace();
       bool linked_repositories = false;
       for (const std::string& name : sorted_names(root.get())) {
-        if (is_hub_repo_name(name) && is_symlink_at(root.get(), name.c_str())) {
+        if (is_hub_repo_name(name) && is_symlink_at(root.get(), name)) {
           // Never followed, as no symlinked folder is: said, not skipped.
           report.findings.push_back(
               unfollowed_folder_link(root.get(), name, name, "this repository is not verified"));
           linked_repositories = true;
           continue;
         }
-        if (!is_hub_repo_name(name) || !is_directory_at(root.get(), name.c_str())) continue;
+        if (!is_hub_repo_name(name) || !is_directory_at(root.get(), name)) continue;
         base::Opened repo =
             base::open_beneath(root.get(), name, {.follow_symlinks = false, .directory = true});
         if (!repo.fd) continue;

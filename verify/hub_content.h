@@ -22,7 +22,7 @@
 
 #include "verify/file_read.h"
 #include "verify/open_files.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {

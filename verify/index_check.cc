@@ -15,7 +15,7 @@
 #include "verify/checkpoints.h"
 #include "verify/findings.h"
 #include "verify/index.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {

@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 
