@@ -19,6 +19,12 @@
 // snapshot's top level gets the ordinary checks (shards, index, SHA256SUMS).
 // Names in the report are relative to the repository (to the cache root for
 // the cache root).
+//
+// The Hub code, one job a file: hub_cache.cc (this entry point, the cache
+// root walk), hub_repository.cc (one repository, its checks in order),
+// hub_snapshots.cc (refs and snapshots), hub_blobs.cc (blobs/ and their
+// hashing), hub_content.cc (hashing against Hub checksums, shared with
+// --local-dir), report_merge.cc (snapshot and repository reports merged).
 #ifndef STGUARD_VERIFY_HUB_CACHE_H_
 #define STGUARD_VERIFY_HUB_CACHE_H_
 

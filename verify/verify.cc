@@ -3,12 +3,13 @@
 // the Hub cache's verifier (hub_cache.h) or the plain-folder one
 // (verifier.h, also for --local-dir). Neither calls the other; both run the
 // passes of passes.h over the folders they list.
+#include "verify/verify.h"
+
 #include <utility>
 
 #include "verify/hub_cache.h"
 #include "verify/layout.h"
 #include "verify/verifier.h"
-#include "verify/verify.h"
 
 namespace stguard::verify {
 
