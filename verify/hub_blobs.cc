@@ -54,7 +54,7 @@ class BlobSinks {
     if (it == uses_.end()) return {};
     std::vector<base::ChunkSink> sinks;
     for (const auto& [v, path] : it->second) {
-      if (base::ChunkSink sink = v->values.claim(path)) sinks.push_back(std::move(sink));
+      if (base::ChunkSink sink = v->shards.values.claim(path)) sinks.push_back(std::move(sink));
     }
     if (sinks.empty()) return {};
     if (sinks.size() == 1) return std::move(sinks.front());
@@ -173,7 +173,9 @@ void count_blob_findings(Repository& repo, Snapshot& snap) {
     if (file.blob.empty() || it == findings_of_blob.end()) continue;
     for (const std::size_t i : it->second) {
       Finding& f = repo.report.findings[i];
-      const std::string first = count_against_checkpoints(snap.check->v, file.path, f.severity);
+      Verification& v = snap.check->v;
+      const std::string first =
+          count_against_checkpoints(v.shards, v.checkpoints, file.path, f.severity);
       if (f.checkpoint.empty() && !first.empty()) {
         f.checkpoint = "snapshots/" + snap.commit + "/" + first;
       }

@@ -45,10 +45,14 @@ void start_snapshot_check(Repository& repo, Snapshot& snap) {
     v.folder.by_name[e.name] = v.folder.entries.size();
     v.folder.entries.push_back(std::move(e));
   }
-  if (!load_checksum_option(v)) {
-    repo.add(
-        make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "", v.report.fatal));
-    return;
+  if (v.options.sha256_file) {
+    base::Result<std::string> list = read_checksum_option(v.options);
+    if (!list) {
+      repo.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, "",
+                            list.error().message));
+      return;
+    }
+    v.checksum_text = std::move(*list);
   }
   run_structure_passes(v);
   snap.check = std::move(check);
@@ -61,10 +65,13 @@ void finish_snapshot_check(Repository& repo, Snapshot& snap) {
   if (!snap.check) return;
   Verification& v = snap.check->v;
   run_content_passes(v);
-  compare_checksum_sources(v, snap.check->hub_sha256, "Hub blob name");
+  for (Finding& f : compare_checksum_sources(v.checksum_text, v.report.checksums,
+                                             snap.check->hub_sha256, "Hub blob name")) {
+    v.add(std::move(f));
+  }
   finish_checkpoints(v);
   count_blob_findings(repo, snap);
-  merge_report(repo.report, std::move(v.report), "snapshots/" + snap.commit + "/");
+  merge_report(repo.report, take_report(v), "snapshots/" + snap.commit + "/");
 }
 
 // The snapshot's line in report.hub: its files, and how many of them are a

@@ -141,7 +141,8 @@ void read_refs_below(Repository& repo, int dir_fd, const std::string& prefix, in
       if (depth >= kMaxRefDepth) continue;
       const base::Opened sub =
           base::open_beneath(dir_fd, name, {.follow_symlinks = false, .directory = true});
-      if (sub.fd) read_refs_below(repo, sub.fd.get(), ref + "/", depth + 1, commits, whole_repository);
+      if (sub.fd)
+        read_refs_below(repo, sub.fd.get(), ref + "/", depth + 1, commits, whole_repository);
       continue;
     }
     const base::Opened o = base::open_beneath(dir_fd, name, {.follow_symlinks = false});

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <utility>
 
 #include "base/file_io.h"
 #include "verify/findings.h"
@@ -17,54 +19,52 @@ namespace stguard::verify {
 
 std::function<void()> g_test_between_passes;
 
-// --sha256 FILE is read first: a list that cannot be read is a usage error
-// (exit status 2), not a finding about DIR.
-bool load_checksum_option(Verification& v) {
-  if (!v.options.sha256_file) return true;
-  const std::string& path = *v.options.sha256_file;
+base::Result<std::string> read_checksum_option(const VerifyOptions& options) {
+  const std::string& path = *options.sha256_file;
   const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd) {
-    v.report.fatal = "cannot open checksum file " + path + ": " + base::errno_text(errno);
-    return false;
+    return base::io_failure("cannot open checksum file " + path + ": " + base::errno_text(errno));
   }
-  const base::Result<std::string> text = base::read_fd(fd.get(), v.options.max_checksum_file_bytes);
+  const base::Result<std::string> text = base::read_fd(fd.get(), options.max_checksum_file_bytes);
   if (!text) {
-    v.report.fatal = "cannot read checksum file " + path + ": " + text.error().message;
-    return false;
+    return base::io_failure("cannot read checksum file " + path + ": " + text.error().message);
   }
-  v.checksum_text = *text;
-  return true;
+  return *text;
+}
+
+CheckedShards check_shards(const PassContext& context, const std::string& dir,
+                           std::vector<Finding>& findings) {
+  CheckedShards out;
+  const VerifyOptions& options = context.options;
+  for (const Entry& e : context.folder.entries) {
+    if (e.role != Role::kShard) continue;
+    ShardCheck c = check_shard(context.folder, e, options.follow_symlinks, options.scan_values);
+    if (c.layout) out.values.add(e.name, c.layout->tensors, c.layout->data_offset());
+    const auto id = static_cast<std::uint32_t>(out.reports.size());
+    for (std::string& name : c.tensors) out.tensors[std::move(name)].push_back(id);
+    if (c.stamp) out.stamps[e.name] = *c.stamp;
+    if (c.finding) findings.push_back(std::move(*c.finding));
+    out.position[e.name] = out.reports.size();
+    out.reports.push_back(std::move(c.report));
+  }
+  if (out.reports.empty()) {
+    // A diffusers pipeline keeps its checkpoints in subfolders: say how to reach them.
+    const bool has_subfolders =
+        std::any_of(context.folder.entries.begin(), context.folder.entries.end(),
+                    [](const Entry& e) { return e.type == EntryType::kDirectory; });
+    findings.push_back(make_finding(
+        FindingKind::kNoShards, Category::kFolder, "",
+        "no *.safetensors file in " + dir +
+            (has_subfolders && !options.recursive ? " (--recursive also checks its subfolders)"
+                                                  : "")));
+  }
+  return out;
 }
 
 namespace {
 
-void check_shards(Verification& v) {
-  for (const Entry& e : v.folder.entries) {
-    if (e.role != Role::kShard) continue;
-    ShardCheck c = check_shard(v.folder, e, v.options.follow_symlinks, v.options.scan_values);
-    if (c.layout) v.values.add(e.name, c.layout->tensors, c.layout->data_offset());
-    const auto id = static_cast<std::uint32_t>(v.report.shards.size());
-    for (std::string& name : c.tensors) v.tensors[std::move(name)].push_back(id);
-    if (c.stamp) v.shard_stamps[e.name] = *c.stamp;
-    if (c.finding) v.add(std::move(*c.finding));
-    v.shard_index[e.name] = v.report.shards.size();
-    v.report.shards.push_back(std::move(c.report));
-  }
-  if (v.report.shards.empty()) {
-    // A diffusers pipeline keeps its checkpoints in subfolders: say how to reach them.
-    const bool has_subfolders =
-        std::any_of(v.folder.entries.begin(), v.folder.entries.end(),
-                    [](const Entry& e) { return e.type == EntryType::kDirectory; });
-    v.add(make_finding(
-        FindingKind::kNoShards, Category::kFolder, "",
-        "no *.safetensors file in " + v.report.dir +
-            (has_subfolders && !v.options.recursive ? " (--recursive also checks its subfolders)"
-                                                    : "")));
-  }
-}
-
 // In a Hub snapshot (folder.blobs open) every link was resolved by name
-// when the snapshot was walked (hub_cache.cc): a link to a blob of the
+// when the snapshot was walked (hub_snapshots.cc): a link to a blob of the
 // repository is read as that blob, like a regular file, and any other link
 // already has its Hub finding, so the folder passes leave it out. The walk
 // of the subfolders lists links as links; this makes them what the top
@@ -111,17 +111,33 @@ void run_structure_passes(Verification& v) {
     read_links_as_blobs(v.folder);
   }
   for (Finding& f : folder_findings(v.folder, v.options.follow_symlinks)) v.add(std::move(f));
-  check_shards(v);
-  read_indexes(v);
-  group_checkpoints(v);
-  check_duplicates(v);
-  compare_indexes(v);
+  std::vector<Finding>& findings = v.report.findings;
+  v.shards = check_shards(v.context(), v.report.dir, findings);
+  v.indexes = read_indexes(v.context(), findings);
+  v.checkpoints = group_checkpoints(v.shards, v.indexes, findings);
+  for (Finding& f : find_duplicate_tensors(v.shards, v.checkpoints)) v.add(std::move(f));
+  v.report.indexes = compare_indexes(v.context(), v.shards, v.indexes, findings);
 }
 
 void run_content_passes(Verification& v) {
-  check_checksums(v);
-  check_values(v);
+  std::vector<Finding>& findings = v.report.findings;
+  std::optional<ChecksumList> list = read_checksum_list(v.context(), std::move(v.checksum_text));
+  if (list && list->finding) v.add(*list->finding);
+  v.report.checksums = check_checksums(v.reads(), v.shards.reports, list, findings);
+  // Kept for the layout to hold against its own checksums (compare_checksum_sources).
+  v.checksum_text = list && list->text ? std::move(*list->text) : std::string();
+  v.report.values = check_values(v.reads(), v.shards.reports, v.shards.values, findings);
   if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
+}
+
+void finish_checkpoints(Verification& v) {
+  count_checkpoints(v.shards, v.checkpoints, v.report.findings);
+}
+
+VerifyReport take_report(Verification& v) {
+  v.report.shards = std::move(v.shards.reports);
+  v.report.checkpoints = std::move(v.checkpoints.reports);
+  return std::move(v.report);
 }
 
 }  // namespace stguard::verify
