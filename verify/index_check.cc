@@ -53,9 +53,9 @@ std::optional<IndexUnderCheck> load_index(const PassContext& context, const Entr
                      Category::kIndex, e.name, "cannot read: " + err));
     return std::nullopt;
   }
-  IndexFailure failure;
-  std::optional<IndexContents> contents = parse_index(text, &failure);
+  stguard::Result<IndexContents, IndexFailure> contents = parse_index(text);
   if (!contents) {
+    IndexFailure failure = std::move(contents).error();
     Finding f = make_finding(failure.kind, Category::kIndex, e.name, std::move(failure.message));
     f.offset = failure.offset;
     findings.push_back(std::move(f));
