@@ -10,7 +10,7 @@
 
 #include "verify/findings.h"
 #include "verify/folder.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {
@@ -34,11 +34,12 @@ std::optional<std::uint32_t> small_number(std::string_view digits) {
 }
 
 // Adds shard `id` to checkpoint `cp` (once).
-void claim(Verification& v, std::uint32_t id, std::uint32_t cp) {
-  std::vector<std::uint32_t>& of = v.shard_checkpoints[id];
+void claim(const CheckedShards& shards, Checkpoints& checkpoints, std::uint32_t id,
+           std::uint32_t cp) {
+  std::vector<std::uint32_t>& of = checkpoints.of_shard[id];
   if (std::find(of.begin(), of.end(), cp) != of.end()) return;
   of.push_back(cp);
-  v.report.checkpoints[cp].shards.push_back(v.report.shards[id].file);
+  checkpoints.reports[cp].shards.push_back(shards.reports[id].file);
 }
 
 CheckpointReport new_checkpoint(std::string name, CheckpointKind kind) {
@@ -51,14 +52,15 @@ CheckpointReport new_checkpoint(std::string name, CheckpointKind kind) {
 
 // A set of shards no index covers: `index_missing` unless it is complete by
 // itself (one file of one).
-void add_shard_set(Verification& v, const std::string& prefix, const std::string& count_text,
-                   std::uint32_t count, const std::vector<std::uint32_t>& ids) {
-  const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
-  v.report.checkpoints.push_back(new_checkpoint(
+void add_shard_set(const CheckedShards& shards, Checkpoints& checkpoints, const std::string& prefix,
+                   const std::string& count_text, std::uint32_t count,
+                   const std::vector<std::uint32_t>& ids, std::vector<Finding>& findings) {
+  const auto cp = static_cast<std::uint32_t>(checkpoints.reports.size());
+  checkpoints.reports.push_back(new_checkpoint(
       prefix + "-*-of-" + count_text + std::string(kShardSuffix), CheckpointKind::kShardSet));
-  for (const std::uint32_t id : ids) claim(v, id, cp);
+  for (const std::uint32_t id : ids) claim(shards, checkpoints, id, cp);
   if (ids.size() == 1 && count == 1) return;
-  const CheckpointReport& set = v.report.checkpoints[cp];
+  const CheckpointReport& set = checkpoints.reports[cp];
   const std::string index_name =
       std::string(base_name(prefix)) + std::string(kIndexSuffix);  // variants differ; the usual one
   std::string message = std::to_string(ids.size()) + " of " + std::to_string(count) +
@@ -67,7 +69,7 @@ void add_shard_set(Verification& v, const std::string& prefix, const std::string
   Finding f = make_finding(FindingKind::kIndexMissing, Category::kIndex, set.folder, message);
   f.shard = set.shards.front();
   f.checkpoint = set.name;
-  v.add(std::move(f));
+  findings.push_back(std::move(f));
 }
 
 }  // namespace
@@ -118,21 +120,25 @@ std::string_view folder_of(std::string_view name) {
   return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
 }
 
-void group_checkpoints(Verification& v) {
-  const std::vector<ShardReport>& shards = v.report.shards;
-  v.shard_checkpoints.assign(shards.size(), {});
+Checkpoints group_checkpoints(const CheckedShards& checked,
+                              const std::vector<IndexUnderCheck>& indexes,
+                              std::vector<Finding>& findings) {
+  Checkpoints out;
+  const std::vector<ShardReport>& shards = checked.reports;
+  out.of_shard.assign(shards.size(), {});
   // Shard-set prefix -> the checkpoint of the usable index that should name
   // the set's shards; unusable indexes claim their prefix's shards outright
   // (their own finding explains why nothing was compared).
   std::map<std::string, std::uint32_t> usable_prefix;
   std::map<std::string, std::uint32_t> unusable_prefix;
-  for (const IndexUnderCheck& index : v.indexes) {
-    const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
-    v.report.checkpoints.push_back(new_checkpoint(index.report.file, CheckpointKind::kIndex));
+  for (const IndexUnderCheck& index : indexes) {
+    const auto cp = static_cast<std::uint32_t>(out.reports.size());
+    out.reports.push_back(new_checkpoint(index.report.file, CheckpointKind::kIndex));
     if (index.report.usable) {
       for (const std::string& name : index.named) {
-        const auto it = v.shard_index.find(name);
-        if (it != v.shard_index.end()) claim(v, static_cast<std::uint32_t>(it->second), cp);
+        const auto it = checked.position.find(name);
+        if (it != checked.position.end())
+          claim(checked, out, static_cast<std::uint32_t>(it->second), cp);
       }
     }
     if (const std::optional<std::string> prefix = index_shard_prefix(index.report.file)) {
@@ -147,26 +153,26 @@ void group_checkpoints(Verification& v) {
       sets;
   std::vector<std::uint32_t> singles;
   for (std::uint32_t id = 0; id < shards.size(); ++id) {
-    if (!v.shard_checkpoints[id].empty()) continue;
+    if (!out.of_shard[id].empty()) continue;
     const std::optional<ShardSetName> set = shard_set_name(shards[id].file);
     if (!set) {
       singles.push_back(id);
       continue;
     }
     if (const auto it = unusable_prefix.find(set->prefix); it != unusable_prefix.end()) {
-      claim(v, id, it->second);
+      claim(checked, out, id, it->second);
       continue;
     }
     if (const auto it = usable_prefix.find(set->prefix); it != usable_prefix.end()) {
-      const std::string& index_file = v.report.checkpoints[it->second].name;
+      const std::string& index_file = out.reports[it->second].name;
       Finding f = make_finding(FindingKind::kShardNotInIndex, Category::kIndex, shards[id].file,
                                "is named like the shards of " + index_file +
                                    " but it does not name this one (left over from another "
                                    "revision?)");
       f.shard = shards[id].file;
       f.checkpoint = index_file;
-      v.add(std::move(f));
-      claim(v, id, it->second);
+      findings.push_back(std::move(f));
+      claim(checked, out, id, it->second);
       continue;
     }
     auto& entry = sets[{set->prefix, set->count_text}];
@@ -174,28 +180,31 @@ void group_checkpoints(Verification& v) {
     entry.second.push_back(id);
   }
   for (const auto& [key, set] : sets)
-    add_shard_set(v, key.first, key.second, set.first, set.second);
+    add_shard_set(checked, out, key.first, key.second, set.first, set.second, findings);
   for (const std::uint32_t id : singles) {
-    const auto cp = static_cast<std::uint32_t>(v.report.checkpoints.size());
-    v.report.checkpoints.push_back(new_checkpoint(shards[id].file, CheckpointKind::kSingleFile));
-    claim(v, id, cp);
+    const auto cp = static_cast<std::uint32_t>(out.reports.size());
+    out.reports.push_back(new_checkpoint(shards[id].file, CheckpointKind::kSingleFile));
+    claim(checked, out, id, cp);
   }
+  return out;
 }
 
-void check_duplicates(Verification& v) {
+std::vector<Finding> find_duplicate_tensors(const CheckedShards& checked,
+                                            const Checkpoints& checkpoints) {
+  std::vector<Finding> findings;
   // Tensor name -> its shards, per checkpoint; only names in two or more shards.
   std::map<std::pair<std::uint32_t, std::string>, std::vector<std::uint32_t>> dups;
-  for (const auto& [tensor, ids] : v.tensors) {
+  for (const auto& [tensor, ids] : checked.tensors) {
     if (ids.size() < 2) continue;
     std::map<std::uint32_t, std::vector<std::uint32_t>> by_checkpoint;
     for (const std::uint32_t id : ids) {
-      for (const std::uint32_t cp : v.shard_checkpoints[id]) by_checkpoint[cp].push_back(id);
+      for (const std::uint32_t cp : checkpoints.of_shard[id]) by_checkpoint[cp].push_back(id);
     }
     for (auto& [cp, in_cp] : by_checkpoint) {
       if (in_cp.size() > 1) dups.emplace(std::make_pair(cp, tensor), std::move(in_cp));
     }
   }
-  const std::vector<ShardReport>& shards = v.report.shards;
+  const std::vector<ShardReport>& shards = checked.reports;
   for (const auto& [key, ids] : dups) {
     std::string where;
     for (const std::uint32_t id : ids) {
@@ -208,13 +217,15 @@ void check_duplicates(Verification& v) {
     f.tensor = key.second;
     f.shard = shards[ids[0]].file;
     f.other = shards[ids[1]].file;
-    f.checkpoint = v.report.checkpoints[key.first].name;
-    v.add(std::move(f));
+    f.checkpoint = checkpoints.reports[key.first].name;
+    findings.push_back(std::move(f));
   }
+  return findings;
 }
 
-void finish_checkpoints(Verification& v) {
-  std::vector<CheckpointReport>& checkpoints = v.report.checkpoints;
+void count_checkpoints(const CheckedShards& shards, Checkpoints& grouped,
+                       std::vector<Finding>& findings) {
+  std::vector<CheckpointReport>& checkpoints = grouped.reports;
   // Shard or index file -> every checkpoint holding it (a shard two indexes
   // name is in both).
   std::unordered_map<std::string, std::vector<std::uint32_t>> by_file;
@@ -223,16 +234,16 @@ void finish_checkpoints(Verification& v) {
     by_name.emplace(checkpoints[cp].name, cp);
     if (checkpoints[cp].kind == CheckpointKind::kIndex) by_file[checkpoints[cp].name].push_back(cp);
   }
-  for (std::uint32_t id = 0; id < v.report.shards.size(); ++id) {
-    const ShardReport& shard = v.report.shards[id];
-    for (const std::uint32_t cp : v.shard_checkpoints[id]) by_file[shard.file].push_back(cp);
-    for (const std::uint32_t cp : v.shard_checkpoints[id]) {
+  for (std::uint32_t id = 0; id < shards.reports.size(); ++id) {
+    const ShardReport& shard = shards.reports[id];
+    for (const std::uint32_t cp : grouped.of_shard[id]) by_file[shard.file].push_back(cp);
+    for (const std::uint32_t cp : grouped.of_shard[id]) {
       if (shard.verdict != ShardVerdict::kAccept) continue;
       checkpoints[cp].tensors += shard.tensors;
       checkpoints[cp].tensor_bytes += shard.tensor_bytes;
     }
   }
-  for (Finding& f : v.report.findings) {
+  for (Finding& f : findings) {
     if (f.checkpoint.empty()) {
       // About a file: it counts against every checkpoint holding the file,
       // and names the first.
@@ -254,20 +265,21 @@ void finish_checkpoints(Verification& v) {
   for (CheckpointReport& cp : checkpoints) std::sort(cp.shards.begin(), cp.shards.end());
 }
 
-std::string count_against_checkpoints(Verification& v, const std::string& file, Severity severity) {
+std::string count_against_checkpoints(const CheckedShards& shards, Checkpoints& checkpoints,
+                                      const std::string& file, Severity severity) {
   std::vector<std::uint32_t> holding;
-  if (const auto it = v.shard_index.find(file); it != v.shard_index.end()) {
-    holding = v.shard_checkpoints[it->second];
+  if (const auto it = shards.position.find(file); it != shards.position.end()) {
+    holding = checkpoints.of_shard[it->second];
   }
-  for (std::uint32_t cp = 0; cp < v.report.checkpoints.size(); ++cp) {
-    const CheckpointReport& c = v.report.checkpoints[cp];
+  for (std::uint32_t cp = 0; cp < checkpoints.reports.size(); ++cp) {
+    const CheckpointReport& c = checkpoints.reports[cp];
     if (c.kind == CheckpointKind::kIndex && c.name == file) holding.push_back(cp);
   }
   for (const std::uint32_t cp : holding) {
-    CheckpointReport& c = v.report.checkpoints[cp];
+    CheckpointReport& c = checkpoints.reports[cp];
     ++(severity == Severity::kError ? c.errors : c.warnings);
   }
-  return holding.empty() ? std::string() : v.report.checkpoints[holding.front()].name;
+  return holding.empty() ? std::string() : checkpoints.reports[holding.front()].name;
 }
 
 }  // namespace stguard::verify

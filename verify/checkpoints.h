@@ -14,7 +14,7 @@
 // with "-0000N-of-0000M" before ".safetensors". So an index and the shards it
 // should name share a prefix, which is how a set whose index is missing, or a
 // shard an index forgot, is recognised. The grouping itself (group_checkpoints)
-// is declared in verifier.h.
+// is declared in passes.h.
 #ifndef STGUARD_VERIFY_CHECKPOINTS_H_
 #define STGUARD_VERIFY_CHECKPOINTS_H_
 

@@ -1,6 +1,8 @@
-// verify/checksum_check.cc: SHA256SUMS (or --sha256 FILE) held against DIR:
-// malformed, unsafe and duplicate lines, files listed but missing, shards not
-// listed, and every listed file hashed on a pool of threads, largest first.
+// verify/checksum_check.cc: SHA256SUMS (or --sha256 FILE) read and held
+// against DIR: malformed, unsafe and duplicate lines, files listed but
+// missing, shards not listed, and every listed file hashed on a pool of
+// threads, largest first; then, for a layout, the list against its own
+// sha256 checksums.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -8,16 +10,20 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/file_io.h"
+#include "base/hex.h"
 #include "base/path.h"
 #include "base/sandbox.h"
 #include "base/sha256.h"
 #include "verify/checksums.h"
 #include "verify/file_read.h"
 #include "verify/findings.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {
@@ -32,13 +38,13 @@ using HashResult = FileRead;
 
 // Hashes the files, each shard being value-scanned in the same read (when
 // asked).
-std::vector<HashResult> hash_all(const Verification& v, const std::vector<HashJob>& jobs,
+std::vector<HashResult> hash_all(const ReadContext& reads, const std::vector<HashJob>& jobs,
                                  ChecksumReport* cr) {
   std::vector<ReadJob> files;
   files.reserve(jobs.size());
   for (const HashJob& job : jobs) files.push_back(ReadJob{job.name, job.size});
   ReadStats stats;
-  std::vector<HashResult> results = read_all(v, files, /*hash=*/true, &stats);
+  std::vector<HashResult> results = read_all(reads, files, /*hash=*/true, &stats);
   cr->jobs = stats.jobs;
   cr->seconds = stats.seconds;
   cr->bytes_hashed = stats.bytes;
@@ -53,19 +59,21 @@ bool refused_by_link_policy(int err) { return err == ELOOP || err == EXDEV; }
 // The finding for a listed name whose open the link policy refused: a
 // symlink finding (exit status 1), not checksum_unreadable (exit status 2);
 // none when the folder or shard pass already reported the link as an error.
-void report_refused_link(Verification& v, const std::string& source, const ChecksumLine& line,
-                         const std::string& name, int err) {
+void report_refused_link(const PassContext& context, const std::string& source,
+                         const ChecksumLine& line, const std::string& name, int err,
+                         std::vector<Finding>& findings) {
   const auto is_link_finding = [](FindingKind kind) {
     return kind == FindingKind::kSymlink || kind == FindingKind::kSymlinkEscapes ||
            kind == FindingKind::kSymlinkLoop;
   };
-  for (const Finding& f : v.report.findings) {
+  for (const Finding& f : findings) {
     if (f.file == name && is_link_finding(f.kind) && f.severity == Severity::kError) return;
   }
-  const bool loop = v.options.follow_symlinks && err == ELOOP;
-  const FindingKind kind = !v.options.follow_symlinks ? FindingKind::kSymlink
-                           : loop                     ? FindingKind::kSymlinkLoop
-                                                      : FindingKind::kSymlinkEscapes;
+  const bool follow = context.options.follow_symlinks;
+  const bool loop = follow && err == ELOOP;
+  const FindingKind kind = !follow ? FindingKind::kSymlink
+                           : loop  ? FindingKind::kSymlinkLoop
+                                   : FindingKind::kSymlinkEscapes;
   const std::string why = loop
                               ? "is a symlink that loops (or too many links in a row); not followed"
                               : base::open_error_text(err);
@@ -73,51 +81,18 @@ void report_refused_link(Verification& v, const std::string& source, const Check
                            "listed on line " + std::to_string(line.line) + " of " + source +
                                ", but " + why + ": its content is not verified");
   f.line = line.line;
-  if (const auto it = v.folder.by_name.find(name); it != v.folder.by_name.end()) {
-    f.other = v.folder.entries[it->second].link_target;
+  if (const auto it = context.folder.by_name.find(name); it != context.folder.by_name.end()) {
+    f.other = context.folder.entries[it->second].link_target;
   }
-  v.add(std::move(f));
-}
-
-// The name the findings give the list, with its text read into
-// v.checksum_text; nullopt when there is nothing to check (no list, a symlink
-// not followed, or an unreadable list, which gets a finding).
-std::optional<std::string> read_checksum_list(Verification& v) {
-  if (v.options.sha256_file) return *v.options.sha256_file;  // read before anything else
-  const auto it = v.folder.by_name.find(std::string(kChecksumName));
-  if (it == v.folder.by_name.end()) return std::nullopt;
-  const Entry& e = v.folder.entries[it->second];
-  ChecksumReport cr;
-  cr.file = e.name;
-  if (e.type == EntryType::kSymlink && !v.options.follow_symlinks) {
-    v.report.checksums = cr;  // the symlink finding says why nothing was checked
-    return std::nullopt;
-  }
-  const HeldFile o = open_listed(v.folder, e.name, v.options.follow_symlinks);
-  if (!o && e.type == EntryType::kSymlink && refused_by_link_policy(o.err)) {
-    v.report.checksums = cr;  // a link refused: about the folder, not unreadable
-    v.add(unfollowable_symlink_finding(e, o.err));
-    return std::nullopt;
-  }
-  const base::Result<std::string> text =
-      o ? base::read_fd(o.fd, v.options.max_checksum_file_bytes)
-        : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
-  const std::string err = text ? std::string() : text.error().message;
-  if (text) v.checksum_text = *text;
-  if (!err.empty()) {
-    v.report.checksums = cr;
-    v.add(make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, e.name,
-                       "cannot read the checksum list: " + err));
-    return std::nullopt;
-  }
-  return e.name;
+  findings.push_back(std::move(f));
 }
 
 // Checks each line's name and opens what it names: the files to hash. Adds
 // *listed with the (normalised) names listed.
-std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
+std::vector<HashJob> plan_hashing(const PassContext& context, const std::string& source,
                                   const std::vector<ChecksumLine>& lines, ChecksumReport& cr,
-                                  std::set<std::string>* listed_names) {
+                                  std::set<std::string>* listed_names,
+                                  std::vector<Finding>& findings) {
   std::vector<HashJob> jobs;
   std::map<std::string, std::pair<std::uint64_t, base::Sha256Digest>> listed;  // first line
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -129,7 +104,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
                                    ": " + name.error().message + "; not opened");
       f.line = line.line;
       f.other = line.name;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       ++cr.failed;
       continue;
     }
@@ -144,7 +119,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
                        same ? Severity::kWarning : Severity::kError);
       f.line = line.line;
       f.other = *name;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       continue;
     }
     if (!cr.from_option && *name == kChecksumName) {
@@ -155,12 +130,12 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
                                Severity::kWarning);
       f.line = line.line;
       f.other = *name;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       continue;
     }
-    const HeldFile o = open_listed(v.folder, *name, v.options.follow_symlinks);
+    const HeldFile o = open_listed(context.folder, *name, context.options.follow_symlinks);
     if (!o && refused_by_link_policy(o.err)) {
-      report_refused_link(v, source, line, *name, o.err);
+      report_refused_link(context, source, line, *name, o.err, findings);
       ++cr.failed;
       continue;
     }
@@ -173,7 +148,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
               std::to_string(line.line) + " of " + source + ", " +
               (missing ? "but not in DIR" : base::open_error_text(o.err)));
       f.line = line.line;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       ++cr.failed;
       continue;
     }
@@ -183,7 +158,7 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
                                "listed on line " + std::to_string(line.line) + " of " + source +
                                    ", but not a regular file");
       f.line = line.line;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       ++cr.failed;
       continue;
     }
@@ -196,16 +171,16 @@ std::vector<HashJob> plan_hashing(Verification& v, const std::string& source,
 // The findings for one hashed file; true when its digest matched. A file
 // that changed is neither a match nor a mismatch, whatever its digest was:
 // it is file_changed (once, when the Hub's hashing already said so).
-bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
-                const ChecksumLine& line, const HashResult& result) {
-  if (changed_while_verified(v, job.name, result)) {
-    const bool reported =
-        std::any_of(v.report.findings.begin(), v.report.findings.end(), [&](const Finding& f) {
-          return f.kind == FindingKind::kFileChanged && f.file == job.name;
-        });
+bool judge_hash(const ReadContext& reads, const std::string& source, const HashJob& job,
+                const ChecksumLine& line, const HashResult& result,
+                std::vector<Finding>& findings) {
+  if (changed_while_verified(reads, job.name, result)) {
+    const bool reported = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+      return f.kind == FindingKind::kFileChanged && f.file == job.name;
+    });
     if (!reported) {
-      v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
-                         changed_message(result)));
+      findings.push_back(make_finding(FindingKind::kFileChanged, Category::kFolder, job.name,
+                                      changed_message(result)));
     }
     return false;
   }
@@ -213,7 +188,7 @@ bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
     Finding f = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, job.name,
                              "could not be hashed: " + result.error_text());
     f.line = line.line;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
     return false;
   }
   if (result.outcome.digest != line.digest) {
@@ -225,7 +200,7 @@ bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
     f.expected_sha256 = base::to_hex(line.digest);
     f.actual_sha256 = base::to_hex(result.outcome.digest);
     f.actual_size = result.outcome.bytes;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
     return false;
   }
   return true;
@@ -233,42 +208,114 @@ bool judge_hash(Verification& v, const std::string& source, const HashJob& job,
 
 }  // namespace
 
-void check_checksums(Verification& v) {
-  const std::optional<std::string> source = read_checksum_list(v);
-  if (!source) return;
+std::optional<ChecksumList> read_checksum_list(const PassContext& context,
+                                               std::string option_text) {
+  const VerifyOptions& options = context.options;
+  if (options.sha256_file) {  // read before anything else
+    ChecksumList list;
+    list.file = *options.sha256_file;
+    list.from_option = true;
+    list.text = std::move(option_text);
+    return list;
+  }
+  const auto it = context.folder.by_name.find(std::string(kChecksumName));
+  if (it == context.folder.by_name.end()) return std::nullopt;
+  const Entry& e = context.folder.entries[it->second];
+  ChecksumList list;
+  list.file = e.name;
+  // A symlink not followed: the folder pass's finding says why nothing was checked.
+  if (e.type == EntryType::kSymlink && !options.follow_symlinks) return list;
+  const HeldFile o = open_listed(context.folder, e.name, options.follow_symlinks);
+  if (!o && e.type == EntryType::kSymlink && refused_by_link_policy(o.err)) {
+    // A link refused: about the folder, not unreadable.
+    list.finding = unfollowable_symlink_finding(e, o.err);
+    return list;
+  }
+  base::Result<std::string> text =
+      o ? base::read_fd(o.fd, options.max_checksum_file_bytes)
+        : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
+  if (!text) {
+    list.finding = make_finding(FindingKind::kChecksumUnreadable, Category::kChecksum, e.name,
+                                "cannot read the checksum list: " + text.error().message);
+    return list;
+  }
+  list.text = std::move(*text);
+  return list;
+}
+
+std::optional<ChecksumReport> check_checksums(const ReadContext& reads,
+                                              const std::vector<ShardReport>& shards,
+                                              const std::optional<ChecksumList>& list,
+                                              std::vector<Finding>& findings) {
+  if (!list) return std::nullopt;
   ChecksumReport cr;
-  cr.file = *source;
-  cr.from_option = v.options.sha256_file.has_value();
+  cr.file = list->file;
+  // A list that is there but could not be used: its finding, if any, says why.
+  if (!list->text) return cr;
+  cr.from_option = list->from_option;
+  const std::string& source = list->file;
+  const PassContext context{reads.options, reads.folder};
 
   std::vector<std::pair<std::uint64_t, std::string>> malformed;
-  const std::vector<ChecksumLine> lines = parse_checksum_file(v.checksum_text, &malformed);
+  const std::vector<ChecksumLine> lines = parse_checksum_file(*list->text, &malformed);
   for (auto& [line, why] : malformed) {
-    Finding f = make_finding(FindingKind::kChecksumMalformed, Category::kChecksum, *source,
+    Finding f = make_finding(FindingKind::kChecksumMalformed, Category::kChecksum, source,
                              "line " + std::to_string(line) + ": " + why);
     f.line = line;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
   }
   cr.entries = lines.size();
 
   std::set<std::string> listed;
-  const std::vector<HashJob> jobs = plan_hashing(v, *source, lines, cr, &listed);
+  const std::vector<HashJob> jobs = plan_hashing(context, source, lines, cr, &listed, findings);
   // Shards the list does not cover: their content is unverified.
-  for (const ShardReport& shard : v.report.shards) {
+  for (const ShardReport& shard : shards) {
     // A directory or FIFO named like a shard has its own finding.
     if (listed.count(shard.file) != 0 || shard.kind == FindingKind::kNotRegularFile) continue;
-    v.add(make_finding(FindingKind::kChecksumUnlisted, Category::kChecksum, shard.file,
-                       "is not listed in " + *source + ": its content cannot be verified"));
+    findings.push_back(
+        make_finding(FindingKind::kChecksumUnlisted, Category::kChecksum, shard.file,
+                     "is not listed in " + source + ": its content cannot be verified"));
   }
 
-  const std::vector<HashResult> results = hash_all(v, jobs, &cr);
+  const std::vector<HashResult> results = hash_all(reads, jobs, &cr);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (judge_hash(v, *source, jobs[j], lines[jobs[j].entry], results[j])) {
+    if (judge_hash(reads, source, jobs[j], lines[jobs[j].entry], results[j], findings)) {
       ++cr.verified;
     } else {
       ++cr.failed;
     }
   }
-  v.report.checksums = cr;
+  return cr;
+}
+
+std::vector<Finding> compare_checksum_sources(
+    const std::string& checksum_text, const std::optional<ChecksumReport>& checksums,
+    const std::map<std::string, std::string>& layout_sha256, std::string_view layout_source) {
+  std::vector<Finding> findings;
+  if (checksum_text.empty() || layout_sha256.empty()) return findings;
+  const std::string list = checksums ? checksums->file : std::string(kChecksumName);
+  for (const ChecksumLine& line : parse_checksum_file(checksum_text, nullptr)) {
+    const base::Result<std::string> name = base::safe_relative_name(line.name);
+    if (!name) continue;  // check_checksums reported it
+    const auto it = layout_sha256.find(*name);
+    if (it == layout_sha256.end()) continue;
+    const std::string listed = base::to_hex(line.digest);
+    // Hub checksums are written in lower case; a hand-made etag may not be.
+    std::string layout = it->second;
+    for (char& c : layout) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    if (listed == layout) continue;
+    Finding f = make_finding(FindingKind::kChecksumSourcesDisagree, Category::kHub, *name,
+                             list + " line " + std::to_string(line.line) + " says sha256 " +
+                                 listed + ", its " + std::string(layout_source) + " says sha256 " +
+                                 layout + "; at most one of them describes the file");
+    f.line = line.line;
+    f.expected_sha256 = listed;
+    f.actual_sha256 = layout;
+    findings.push_back(std::move(f));
+  }
+  return findings;
 }
 
 }  // namespace stguard::verify

@@ -8,7 +8,6 @@
 
 #include "base/parallel.h"
 #include "base/sandbox.h"
-#include "verify/verifier.h"
 
 namespace stguard::verify {
 
@@ -44,9 +43,9 @@ FileRead watch_read(int fd, const base::ChunkSink& also,
   return result;
 }
 
-FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
+FileRead read_file_once(const ReadContext& reads, const std::string& name, bool hash,
                         const base::ChunkSink& also, std::atomic<std::uint64_t>* done) {
-  const HeldFile o = open_listed(v.folder, name, v.options.follow_symlinks);
+  const HeldFile o = open_listed(reads.folder, name, reads.options.follow_symlinks);
   if (!o) {
     FileRead result;
     result.open_err = o.err;
@@ -62,9 +61,9 @@ FileRead read_file_once(const Verification& v, const std::string& name, bool has
   base::Sha256Outcome outcome;
   FileRead result = watch_read(o.fd, also, [&](const base::ChunkSink& sink) {
     if (hash) {
-      outcome = base::sha256_fd(o.fd, v.options.hash, done, sink);
+      outcome = base::sha256_fd(o.fd, reads.options.hash, done, sink);
     } else {
-      base::StreamOutcome streamed = base::stream_fd(o.fd, v.options.hash, done, sink);
+      base::StreamOutcome streamed = base::stream_fd(o.fd, reads.options.hash, done, sink);
       outcome.bytes = streamed.bytes;
       outcome.error = std::move(streamed.error);
     }
@@ -83,8 +82,8 @@ std::string changed_message(const FileRead& read) {
   return message + "check again once the transfer has finished";
 }
 
-std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>& jobs, bool hash,
-                               ReadStats* stats) {
+std::vector<FileRead> read_all(const ReadContext& reads, const std::vector<ReadJob>& jobs,
+                               bool hash, ReadStats* stats) {
   std::vector<FileRead> results(jobs.size());
   if (jobs.empty()) return results;
   std::vector<std::size_t> order(jobs.size());
@@ -95,8 +94,8 @@ std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>
   // (the value scan rode on that read too), not read again.
   if (hash) {
     std::erase_if(order, [&](std::size_t i) {
-      const auto it = v.read_by_layout.find(jobs[i].name);
-      if (it == v.read_by_layout.end()) return false;
+      const auto it = reads.read_by_layout.find(jobs[i].name);
+      if (it == reads.read_by_layout.end()) return false;
       results[i] = it->second;
       return true;
     });
@@ -106,28 +105,29 @@ std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>
 
   std::atomic<std::uint64_t> done{0};
   base::ParallelOptions parallel;
-  parallel.jobs = v.options.jobs;
-  parallel.tick_interval = v.options.progress_interval;
-  if (v.options.progress) {
+  parallel.jobs = reads.options.jobs;
+  parallel.tick_interval = reads.options.progress_interval;
+  if (reads.options.progress) {
     parallel.on_tick = [&] {
-      v.options.progress(done.load(std::memory_order_relaxed), total, false);
+      reads.options.progress(done.load(std::memory_order_relaxed), total, false);
     };
   }
   const auto start = std::chrono::steady_clock::now();
   stats->jobs = base::parallel_for_each(order.size(), parallel, [&](std::size_t k) {
     const ReadJob& job = jobs[order[k]];
-    results[order[k]] = read_file_once(v, job.name, hash, v.values.claim(job.name), &done);
+    results[order[k]] = read_file_once(reads, job.name, hash, reads.values.claim(job.name), &done);
   });
-  if (v.options.progress) v.options.progress(done.load(), total, true);
+  if (reads.options.progress) reads.options.progress(done.load(), total, true);
   stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stats->bytes = done.load();
   return results;
 }
 
-bool changed_while_verified(const Verification& v, const std::string& name, const FileRead& read) {
-  const auto checked = v.shard_stamps.find(name);
+bool changed_while_verified(const ReadContext& reads, const std::string& name,
+                            const FileRead& read) {
+  const auto checked = reads.shard_stamps.find(name);
   const bool changed_since_check =
-      checked != v.shard_stamps.end() && read.stamp && !(checked->second == *read.stamp);
+      checked != reads.shard_stamps.end() && read.stamp && !(checked->second == *read.stamp);
   return read.changed || changed_since_check;
 }
 

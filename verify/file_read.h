@@ -3,9 +3,9 @@
 // the file changed meanwhile. Both the checksum pass and the value pass read
 // through it, so that a shard is read once whatever asks for its bytes.
 //
-//   FileRead r = read_file_once(v, "model.safetensors", /*hash=*/true,
-//                               v.values.claim("model.safetensors"), &done);
-//   if (changed_while_verified(v, "model.safetensors", r)) report(changed_message(r));
+//   FileRead r = read_file_once(reads, "model.safetensors", /*hash=*/true,
+//                               reads.values.claim("model.safetensors"), &done);
+//   if (changed_while_verified(reads, "model.safetensors", r)) report(changed_message(r));
 //   else if (!r.ok()) report(r.error_text());
 //
 // A file that grows or shrinks while it is read is a file that changed
@@ -21,14 +21,15 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/sha256.h"
 #include "verify/folder.h"
+#include "verify/value_check.h"
+#include "verify/verify.h"
 
 namespace stguard::verify {
-
-struct Verification;
 
 struct FileRead {
   base::Sha256Outcome outcome;           // the digest when hashed; the error when the read failed
@@ -43,10 +44,23 @@ struct FileRead {
   std::string error_text() const;
 };
 
+// What reading the files of a listed folder takes, none of it changed by a
+// read: how to open (options, folder) and hash them, the value scanners a
+// read feeds (claimed atomically), the reads the layout's own checksums
+// already made (the Hub's: not read again), and each shard's stamp from
+// when its header was checked (a file that differs since has changed).
+struct ReadContext {
+  const VerifyOptions& options;
+  const Listing& folder;
+  const ValueScans& values;
+  const std::unordered_map<std::string, FileRead>& read_by_layout;
+  const std::unordered_map<std::string, FileStamp>& shard_stamps;
+};
+
 // Opens `name` beneath DIR (following symlinks as the options say) and reads
 // it once: hashed when `hash`, and every chunk handed to `also` when given.
 // `done` (may be null) is advanced by the bytes read.
-FileRead read_file_once(const Verification& v, const std::string& name, bool hash,
+FileRead read_file_once(const ReadContext& reads, const std::string& name, bool hash,
                         const base::ChunkSink& also, std::atomic<std::uint64_t>* done);
 
 // A test-only injection point: when set, called once per watch_read, from
@@ -82,15 +96,16 @@ struct ReadStats {
 // threads), largest files first so that one big file started last does not
 // leave the other threads idle at the end; each read also feeds the file's
 // value scan when it has one not yet claimed. With `hash`, a file in
-// v.read_by_layout is not read: its result is taken from there (and not
+// reads.read_by_layout is not read: its result is taken from there (and not
 // counted in *stats). Reports progress through options.progress. Results in
 // the order of `jobs`.
-std::vector<FileRead> read_all(const Verification& v, const std::vector<ReadJob>& jobs, bool hash,
-                               ReadStats* stats);
+std::vector<FileRead> read_all(const ReadContext& reads, const std::vector<ReadJob>& jobs,
+                               bool hash, ReadStats* stats);
 
 // True when the file changed while it was read, or is not the file whose
 // structure was checked (a shard replaced in between).
-bool changed_while_verified(const Verification& v, const std::string& name, const FileRead& read);
+bool changed_while_verified(const ReadContext& reads, const std::string& name,
+                            const FileRead& read);
 
 }  // namespace stguard::verify
 

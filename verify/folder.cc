@@ -15,42 +15,40 @@
 
 namespace stguard::verify {
 
-bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err) {
+base::Result<std::vector<std::string>> list_dir(int dir_fd) {
   // fdopendir takes ownership of its descriptor: give it a second one.
   const int dup = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dup < 0) {
-    *err = base::errno_text(errno);
-    return false;
-  }
+  if (dup < 0) return base::io_failure(base::errno_text(errno));
   DIR* d = ::fdopendir(dup);
   if (d == nullptr) {
-    *err = base::errno_text(errno);
+    const int err = errno;
     ::close(dup);
-    return false;
+    return base::io_failure(base::errno_text(err));
   }
+  std::vector<std::string> names;
   while (true) {
     errno = 0;
     const dirent* ent = ::readdir(d);
     if (ent == nullptr) {
       if (errno != 0) {
-        *err = base::errno_text(errno);
+        const int err = errno;
         ::closedir(d);
-        return false;
+        return base::io_failure(base::errno_text(err));
       }
       break;
     }
     const std::string_view name = ent->d_name;
     if (name == "." || name == "..") continue;
-    names->emplace_back(name);
+    names.emplace_back(name);
   }
   ::closedir(d);
-  return true;
+  return names;
 }
 
 std::vector<std::string> sorted_names(int dir_fd) {
-  std::vector<std::string> names;
-  std::string err;
-  if (!list_dir(dir_fd, &names, &err)) names.clear();
+  base::Result<std::vector<std::string>> listed = list_dir(dir_fd);
+  if (!listed) return {};
+  std::vector<std::string> names = std::move(*listed);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -65,9 +63,7 @@ Entry entry_of(int dir_fd, std::string name) {
     e.type = EntryType::kRegular;
   } else if (S_ISLNK(st.st_mode)) {
     e.type = EntryType::kSymlink;
-    char target[4096];
-    const ssize_t n = ::readlinkat(dir_fd, e.name.c_str(), target, sizeof target);
-    if (n > 0) e.link_target.assign(target, static_cast<std::size_t>(n));
+    e.link_target = link_target_at(dir_fd, e.name);
   } else if (S_ISDIR(st.st_mode)) {
     e.type = EntryType::kDirectory;
   }
@@ -79,6 +75,28 @@ Entry entry_of(int dir_fd, std::string name) {
     e.role = Role::kChecksums;
   }
   return e;
+}
+
+bool is_directory_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool is_symlink_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+std::string link_target_at(int dir_fd, const std::string& name) {
+  char buffer[4096];
+  const ssize_t n = ::readlinkat(dir_fd, name.c_str(), buffer, sizeof buffer);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
 }
 
 namespace {
@@ -122,28 +140,18 @@ void Listing::set_dir(base::UniqueFd dir_fd) {
   files = std::make_unique<OpenFiles>(dir.get());
 }
 
-std::optional<Listing> open_folder(const std::string& dir, base::Opened opened,
-                                   std::string* fatal) {
+base::Result<Listing> open_folder(const std::string& dir, base::Opened opened) {
   Listing out;
   out.set_dir(std::move(opened.fd));
   if (!out.dir) {
     const int err = opened.err;
-    if (err == ENOENT) {
-      *fatal = dir + ": no such directory";
-    } else if (err == ENOTDIR) {
-      *fatal = dir + ": not a directory";
-    } else {
-      *fatal = dir + ": cannot open: " + base::errno_text(err);
-    }
-    return std::nullopt;
+    if (err == ENOENT) return base::io_failure(dir + ": no such directory");
+    if (err == ENOTDIR) return base::io_failure(dir + ": not a directory");
+    return base::io_failure(dir + ": cannot open: " + base::errno_text(err));
   }
-  std::vector<std::string> names;
-  std::string err;
-  if (!list_dir(out.dir.get(), &names, &err)) {
-    *fatal = dir + ": cannot list: " + err;
-    return std::nullopt;
-  }
-  for (std::string& name : names) out.entries.push_back(entry_of(out.dir.get(), std::move(name)));
+  base::Result<std::vector<std::string>> names = list_dir(out.dir.get());
+  if (!names) return base::io_failure(dir + ": cannot list: " + names.error().message);
+  for (std::string& name : *names) out.entries.push_back(entry_of(out.dir.get(), std::move(name)));
   std::sort(out.entries.begin(), out.entries.end(),
             [](const Entry& a, const Entry& b) { return a.name < b.name; });
   for (std::size_t i = 0; i < out.entries.size(); ++i) out.by_name[out.entries[i].name] = i;
@@ -176,11 +184,8 @@ std::vector<Finding> folder_findings(const Listing& folder, bool follow_symlinks
   }
   const base::Opened cache = base::open_beneath(folder.dir.get(), ".cache/huggingface/download",
                                                 {.follow_symlinks = false, .directory = true});
-  std::vector<std::string> names;
-  std::string err;
-  if (cache.fd && list_dir(cache.fd.get(), &names, &err)) {
-    std::sort(names.begin(), names.end());
-    for (const std::string& name : names) {
+  if (cache.fd) {
+    for (const std::string& name : sorted_names(cache.fd.get())) {
       if (!name.ends_with(".incomplete")) continue;
       out.push_back(make_finding(
           FindingKind::kStrayFile, Category::kFolder, ".cache/huggingface/download/" + name,

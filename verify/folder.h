@@ -1,9 +1,9 @@
 // verify/folder.h (internal to verify/): listing DIR, and what the listing
 // alone shows (symlinks, leftovers of interrupted downloads).
 //
-//   std::string fatal;
-//   std::optional<stguard::verify::Listing> folder =
-//       stguard::verify::open_folder(dir, open_dir_argument(dir), &fatal);
+//   stguard::base::Result<stguard::verify::Listing> folder =
+//       stguard::verify::open_folder(dir, open_dir_argument(dir));
+//   if (!folder) return fatal(folder.error().message);  // "DIR: no such directory"
 //   for (const stguard::verify::Entry& e : folder->entries) if (e.role == Role::kShard) ...
 #ifndef STGUARD_VERIFY_FOLDER_H_
 #define STGUARD_VERIFY_FOLDER_H_
@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/failure.h"
 #include "base/file_io.h"
 #include "base/sandbox.h"
 #include "verify/open_files.h"
@@ -64,8 +65,9 @@ struct Listing {
 HeldFile open_listed(const Listing& folder, const std::string& name, bool follow_symlinks);
 
 // The names in the directory open on `dir_fd` (which stays open), "." and
-// ".." left out. False, with *err set, when reading it fails.
-bool list_dir(int dir_fd, std::vector<std::string>* names, std::string* err);
+// ".." left out, in no order. Fails (an I/O failure) with the system's
+// reason when the directory cannot be read.
+base::Result<std::vector<std::string>> list_dir(int dir_fd);
 
 // list_dir's names, sorted; none when the directory cannot be read.
 std::vector<std::string> sorted_names(int dir_fd);
@@ -73,11 +75,19 @@ std::vector<std::string> sorted_names(int dir_fd);
 // `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);
 
-// Lists `dir`, open as `opened` (hub_cache.h open_dir_argument: its top
-// level only; walk_subfolders adds the rest). nullopt, with *fatal set ("DIR:
-// no such directory", "DIR: not a directory", ...), when it could not be
-// opened or cannot be listed.
-std::optional<Listing> open_folder(const std::string& dir, base::Opened opened, std::string* fatal);
+// What `name` in the directory open on `dir_fd` is, by lstat (never
+// following it): a directory, a symlink; the target of a symlink ("" when
+// it cannot be read); the size (nullopt when it cannot be examined).
+bool is_directory_at(int dir_fd, const std::string& name);
+bool is_symlink_at(int dir_fd, const std::string& name);
+std::string link_target_at(int dir_fd, const std::string& name);
+std::optional<std::uint64_t> size_at(int dir_fd, const std::string& name);
+
+// Lists `dir`, open as `opened` (layout.h open_dir_argument: its top
+// level only; walk_subfolders adds the rest). Fails (an I/O failure: "DIR:
+// no such directory", "DIR: not a directory", "DIR: cannot list: ...") when
+// it could not be opened or cannot be listed.
+base::Result<Listing> open_folder(const std::string& dir, base::Opened opened);
 
 // With options.recursive: appends the files of DIR's subfolders to `folder`,
 // named relative to DIR ("unet/diffusion_pytorch_model.safetensors"), and

@@ -10,10 +10,8 @@
 #include "base/git_blob.h"
 #include "base/hex.h"
 #include "base/parallel.h"
-#include "base/path.h"
 #include "base/sandbox.h"
 #include "base/sha256.h"
-#include "verify/checksums.h"
 #include "verify/findings.h"
 
 namespace stguard::verify {
@@ -34,10 +32,9 @@ std::string lower_case(std::string text) {
 void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&)>& open,
               const VerifyOptions& options, const base::ChunkSink& also,
               std::atomic<std::uint64_t>* done) {
-  std::string* error = &file.error;
   const HeldFile o = open(file);
   if (!o) {
-    *error = "cannot open: " + base::open_error_text(o.err);
+    file.error = "cannot open: " + base::open_error_text(o.err);
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }
@@ -72,7 +69,7 @@ void hash_one(ContentFile& file, const std::function<HeldFile(const ContentFile&
     return;
   }
   if (!failed.empty()) {
-    *error = failed;
+    file.error = failed;
     file.verdict = ContentVerdict::kUnreadable;
     return;
   }
@@ -200,30 +197,6 @@ Finding interrupted_download(FindingKind kind, std::string file, std::uint64_t s
                            Severity::kWarning);
   f.actual_size = size;
   return f;
-}
-
-void compare_checksum_sources(Verification& v, const std::map<std::string, std::string>& hub_sha256,
-                              std::string_view hub_source) {
-  if (v.checksum_text.empty() || hub_sha256.empty()) return;
-  const std::string list =
-      v.report.checksums ? v.report.checksums->file : std::string("SHA256SUMS");
-  for (const ChecksumLine& line : parse_checksum_file(v.checksum_text, nullptr)) {
-    const base::Result<std::string> name = base::safe_relative_name(line.name);
-    if (!name) continue;  // check_checksums reported it
-    const auto it = hub_sha256.find(*name);
-    if (it == hub_sha256.end()) continue;
-    const std::string listed = base::to_hex(line.digest);
-    const std::string hub = lower_case(it->second);
-    if (listed == hub) continue;
-    Finding f = make_finding(FindingKind::kChecksumSourcesDisagree, Category::kHub, *name,
-                             list + " line " + std::to_string(line.line) + " says sha256 " +
-                                 listed + ", its " + std::string(hub_source) + " says sha256 " +
-                                 hub + "; at most one of them describes the file");
-    f.line = line.line;
-    f.expected_sha256 = listed;
-    f.actual_sha256 = hub;
-    v.add(std::move(f));
-  }
 }
 
 }  // namespace stguard::verify

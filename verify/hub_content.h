@@ -14,7 +14,6 @@
 #define STGUARD_VERIFY_HUB_CONTENT_H_
 
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +21,6 @@
 
 #include "verify/file_read.h"
 #include "verify/open_files.h"
-#include "verify/verifier.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -48,7 +46,7 @@ void hash_contents(std::vector<ContentFile>& files,
                    const VerifyOptions& options, HubReport* hub, const ContentSinks& also = {});
 
 // A sha256-hashed file (verdict kVerified or kMismatch) as the read the
-// checksum pass would have made of it, for v.read_by_layout; nullopt for
+// checksum pass would have made of it, for Verification::read_by_layout; nullopt for
 // anything else (a git blob hash, an unreadable file).
 std::optional<FileRead> sha256_read_of(const ContentFile& file);
 
@@ -62,13 +60,6 @@ std::optional<Finding> content_finding(const ContentFile& file, std::string_view
 // The warning for a leftover .incomplete file: an interrupted download of
 // `size` bytes so far.
 Finding interrupted_download(FindingKind kind, std::string file, std::uint64_t size);
-
-// SHA256SUMS held against the Hub's sha256 checksums: each name listed in
-// both with different digests is a kChecksumSourcesDisagree finding.
-// `hub_sha256` maps names (relative to the listed folder) to 64 hex digits;
-// v.checksum_text is the list check_checksums read.
-void compare_checksum_sources(Verification& v, const std::map<std::string, std::string>& hub_sha256,
-                              std::string_view hub_source);
 
 }  // namespace stguard::verify
 

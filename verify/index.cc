@@ -271,10 +271,9 @@ std::optional<std::string> not_json_text(std::string_view text) {
 
 }  // namespace
 
-std::optional<IndexContents> parse_index(std::string_view text, IndexFailure* failure) {
+stguard::Result<IndexContents, IndexFailure> parse_index(std::string_view text) {
   if (std::optional<std::string> what = not_json_text(text)) {
-    *failure = IndexFailure{FindingKind::kIndexMalformed, std::nullopt, std::move(*what)};
-    return std::nullopt;
+    return IndexFailure{FindingKind::kIndexMalformed, std::nullopt, std::move(*what)};
   }
   const char* cursor = text.data();
   IndexSax sax(text, &cursor);
@@ -295,9 +294,8 @@ std::optional<IndexContents> parse_index(std::string_view text, IndexFailure* fa
   if (!parsed || sax.failure) {
     const SaxFailure why =
         sax.failure ? *sax.failure : SaxFailure{FindingKind::kIndexMalformed, 0, "not valid JSON"};
-    *failure = IndexFailure{why.kind, why.offset,
-                            why.message + " (" + line_column(text, why.offset) + ")"};
-    return std::nullopt;
+    return IndexFailure{why.kind, why.offset,
+                        why.message + " (" + line_column(text, why.offset) + ")"};
   }
   IndexContents out;
   out.weight_map = std::move(sax.weight_map);

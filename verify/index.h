@@ -1,9 +1,8 @@
 // verify/index.h: reading a shard index (*.safetensors.index.json).
 //
-//   stguard::verify::IndexFailure failure;
-//   std::optional<stguard::verify::IndexContents> index =
-//       stguard::verify::parse_index(text, &failure);
-//   if (!index) report(failure.kind, failure.offset, failure.message);
+//   stguard::Result<stguard::verify::IndexContents, stguard::verify::IndexFailure> index =
+//       stguard::verify::parse_index(text);
+//   if (!index) report(index.error().kind, index.error().offset, index.error().message);
 //   for (const auto& [tensor, shard] : index->weight_map) ...
 //
 // The index is streamed through nlohmann's SAX parser rather than loaded as
@@ -22,6 +21,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "stguard/result.h"
 #include "verify/verify.h"
 
 namespace stguard::verify {
@@ -43,9 +43,11 @@ struct IndexFailure {
   std::string message;
 };
 
-// `text` is the whole index file. nullopt, with *failure set, when it is not
-// a usable index. metadata.total_size may be written as an exact float (123.0).
-std::optional<IndexContents> parse_index(std::string_view text, IndexFailure* failure);
+// `text` is the whole index file. Fails with why when it is not a usable
+// index (the error type carries the finding's kind and byte, which a
+// base::Failure has no room for). metadata.total_size may be written as an
+// exact float (123.0).
+stguard::Result<IndexContents, IndexFailure> parse_index(std::string_view text);
 
 }  // namespace stguard::verify
 

@@ -15,47 +15,50 @@
 #include "verify/checkpoints.h"
 #include "verify/findings.h"
 #include "verify/index.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {
 
 // Reads the index `e`; nullopt, with a finding added, when it is not usable.
-std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
+std::optional<IndexUnderCheck> load_index(const PassContext& context, const Entry& e,
+                                          std::vector<Finding>& findings) {
+  const VerifyOptions& options = context.options;
   // A symlink that is not followed: folder_findings reported it.
-  if (e.type == EntryType::kSymlink && !v.options.follow_symlinks) return std::nullopt;
+  if (e.type == EntryType::kSymlink && !options.follow_symlinks) return std::nullopt;
   if (e.type != EntryType::kRegular && e.type != EntryType::kSymlink) {
-    v.add(make_finding(FindingKind::kNotRegularFile, Category::kIndex, e.name,
-                       "is not a regular file; index not read"));
+    findings.push_back(make_finding(FindingKind::kNotRegularFile, Category::kIndex, e.name,
+                                    "is not a regular file; index not read"));
     return std::nullopt;
   }
-  const HeldFile o = open_listed(v.folder, e.name, v.options.follow_symlinks);
+  const HeldFile o = open_listed(context.folder, e.name, options.follow_symlinks);
   if (!o) {
     if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
-      v.add(unfollowable_symlink_finding(e, o.err));
+      findings.push_back(unfollowable_symlink_finding(e, o.err));
     } else {
-      v.add(make_finding(FindingKind::kIndexUnreadable, Category::kIndex, e.name,
-                         "cannot open: " + base::open_error_text(o.err)));
+      findings.push_back(make_finding(FindingKind::kIndexUnreadable, Category::kIndex, e.name,
+                                      "cannot open: " + base::open_error_text(o.err)));
     }
     return std::nullopt;
   }
-  const base::Result<std::string> read = base::read_fd(o.fd, v.options.max_index_bytes);
+  const base::Result<std::string> read = base::read_fd(o.fd, options.max_index_bytes);
   const std::string err = read ? std::string() : read.error().message;
   const std::string text = read ? *read : std::string();
   if (!err.empty()) {
     // Over max_index_bytes is a verdict on the index; anything else is a
     // failure to read it (exit status 2).
     const bool too_large = err.starts_with("too large");
-    v.add(make_finding(too_large ? FindingKind::kIndexMalformed : FindingKind::kIndexUnreadable,
-                       Category::kIndex, e.name, "cannot read: " + err));
+    findings.push_back(
+        make_finding(too_large ? FindingKind::kIndexMalformed : FindingKind::kIndexUnreadable,
+                     Category::kIndex, e.name, "cannot read: " + err));
     return std::nullopt;
   }
-  IndexFailure failure;
-  std::optional<IndexContents> contents = parse_index(text, &failure);
+  stguard::Result<IndexContents, IndexFailure> contents = parse_index(text);
   if (!contents) {
+    IndexFailure failure = std::move(contents).error();
     Finding f = make_finding(failure.kind, Category::kIndex, e.name, std::move(failure.message));
     f.offset = failure.offset;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
     return std::nullopt;
   }
   IndexUnderCheck index;
@@ -70,7 +73,7 @@ std::optional<IndexUnderCheck> load_index(Verification& v, const Entry& e) {
 // The shards a usable index names, checked: names that could leave DIR or
 // its folder are unsafe_path and never opened; the rest, in DIR terms
 // (prefixed with the index's folder), go to index.named.
-void name_shards(Verification& v, IndexUnderCheck& index) {
+void name_shards(IndexUnderCheck& index, std::vector<Finding>& findings) {
   const std::string& file = index.report.file;
   // Shard names: validate each distinct one once.
   std::set<std::string> raw_names;
@@ -92,7 +95,7 @@ void name_shards(Verification& v, IndexUnderCheck& index) {
           make_finding(FindingKind::kUnsafePath, Category::kIndex, file,
                        "weight_map names shard " + in_quotes(raw) + ": " + why + "; not opened");
       f.shard = raw;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       index.unusable.insert(raw);
       continue;
     }
@@ -103,30 +106,35 @@ void name_shards(Verification& v, IndexUnderCheck& index) {
   index.report.shards_named = index.named.size();
 }
 
-// Holds one usable index against the shards of its checkpoint.
-void compare_index(Verification& v, IndexUnderCheck& index) {
+// Holds one usable index against the shards of its checkpoint; its report,
+// with computed_size when every shard it names could be read.
+IndexReport compare_index(const PassContext& context, const CheckedShards& shards,
+                          const IndexUnderCheck& index, std::vector<Finding>& findings) {
+  IndexReport report = index.report;
   const std::string& file = index.report.file;
   std::map<std::string, std::uint64_t> tensors_per_shard;  // raw name -> count
   for (const auto& [tensor, shard] : index.weight_map) ++tensors_per_shard[shard];
-  std::set<std::string>& unusable = index.unusable;
+  // Shards named as written whose tensors cannot be checked: the unsafe
+  // names, and those missing or rejected here.
+  std::set<std::string> unusable = index.unusable;
   for (const auto& [raw, count] : tensors_per_shard) {
     const auto named = index.normalised.find(raw);
     if (named == index.normalised.end()) continue;  // unsafe_path, reported
     const std::string& name = named->second;
-    const auto it = v.shard_index.find(name);
-    if (it == v.shard_index.end()) {
+    const auto it = shards.position.find(name);
+    if (it == shards.position.end()) {
       std::string message = "names shard " + in_quotes(name) + " for " + std::to_string(count) +
                             " tensor" + (count == 1 ? "" : "s") + ", but it is not in DIR";
-      const auto entry = v.folder.by_name.find(name);
-      if (entry != v.folder.by_name.end())
+      const auto entry = context.folder.by_name.find(name);
+      if (entry != context.folder.by_name.end())
         message += " (a file of that name exists but is not *.safetensors)";
       Finding f = make_finding(FindingKind::kIndexShardMissing, Category::kIndex, file, message);
       f.shard = name;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       unusable.insert(raw);
       continue;
     }
-    if (v.report.shards[it->second].verdict != ShardVerdict::kAccept) {
+    if (shards.reports[it->second].verdict != ShardVerdict::kAccept) {
       unusable.insert(raw);  // its own finding explains why
     }
   }
@@ -147,9 +155,9 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
     // not this one.
     const std::string* actual = nullptr;
     bool in_named = false;
-    if (const auto found = v.tensors.find(tensor); found != v.tensors.end()) {
+    if (const auto found = shards.tensors.find(tensor); found != shards.tensors.end()) {
       for (const std::uint32_t id : found->second) {
-        const std::string& holder = v.report.shards[id].file;
+        const std::string& holder = shards.reports[id].file;
         if (index.named.count(holder) == 0) continue;
         in_named |= holder == shard;
         if (actual == nullptr) actual = &holder;
@@ -163,7 +171,7 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
       f.tensor = tensor;
       f.shard = shard;
       f.other = *actual;
-      v.add(std::move(f));
+      findings.push_back(std::move(f));
       continue;
     }
     // Not found anywhere. When its shard is missing or broken, the shard's
@@ -175,16 +183,16 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
                                  " but no shard contains it");
     f.tensor = tensor;
     f.shard = shard;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
   }
 
   // Tensors in the shards this index names that it does not list.
   std::vector<std::pair<std::string, std::string>> extra;
-  for (const auto& [tensor, ids] : v.tensors) {
+  for (const auto& [tensor, ids] : shards.tensors) {
     if (index.weight_map.count(tensor) != 0) continue;
     for (const std::uint32_t id : ids) {
-      if (index.named.count(v.report.shards[id].file) != 0) {
-        extra.emplace_back(tensor, v.report.shards[id].file);
+      if (index.named.count(shards.reports[id].file) != 0) {
+        extra.emplace_back(tensor, shards.reports[id].file);
         break;
       }
     }
@@ -196,7 +204,7 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
         "tensor " + in_quotes(tensor) + " in " + shard + " is not in the index's weight_map");
     f.tensor = tensor;
     f.shard = shard;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
   }
 
   // metadata.total_size: comparable only when every named shard was read.
@@ -205,50 +213,58 @@ void compare_index(Verification& v, IndexUnderCheck& index) {
     bool overflow = false;
     for (const std::string& name : index.named) {
       overflow |=
-          __builtin_add_overflow(sum, v.report.shards[v.shard_index.at(name)].tensor_bytes, &sum);
+          __builtin_add_overflow(sum, shards.reports[shards.position.at(name)].tensor_bytes, &sum);
     }
     if (!overflow) {
-      index.report.computed_size = sum;
-      if (index.report.total_size && *index.report.total_size != sum) {
+      report.computed_size = sum;
+      if (report.total_size && *report.total_size != sum) {
         // A warning unless --strict: no loader reads the field (docs/cli.md).
         Finding f = make_finding(
             FindingKind::kTotalSizeMismatch, Category::kIndex, file,
-            "metadata.total_size is " + std::to_string(*index.report.total_size) +
+            "metadata.total_size is " + std::to_string(*report.total_size) +
                 " but the tensors in its shards add up to " + std::to_string(sum) + " bytes" +
-                (v.options.strict
+                (context.options.strict
                      ? std::string(" (--strict)")
                      : std::string(" (no loader reads the field; an error with --strict)")),
-            v.options.strict ? Severity::kError : Severity::kWarning);
-        f.expected_size = *index.report.total_size;
+            context.options.strict ? Severity::kError : Severity::kWarning);
+        f.expected_size = *report.total_size;
         f.actual_size = sum;
-        v.add(std::move(f));
+        findings.push_back(std::move(f));
       }
     }
   }
+  return report;
 }
 
 }  // namespace
 
-void read_indexes(Verification& v) {
-  for (const Entry& e : v.folder.entries) {
+std::vector<IndexUnderCheck> read_indexes(const PassContext& context,
+                                          std::vector<Finding>& findings) {
+  std::vector<IndexUnderCheck> indexes;
+  for (const Entry& e : context.folder.entries) {
     if (e.role != Role::kIndex) continue;
-    std::optional<IndexUnderCheck> parsed = load_index(v, e);
+    std::optional<IndexUnderCheck> parsed = load_index(context, e, findings);
     if (parsed) {
-      name_shards(v, *parsed);
-      v.indexes.push_back(std::move(*parsed));
+      name_shards(*parsed, findings);
+      indexes.push_back(std::move(*parsed));
     } else {
       IndexUnderCheck unusable;
       unusable.report.file = e.name;
-      v.indexes.push_back(std::move(unusable));
+      indexes.push_back(std::move(unusable));
     }
   }
+  return indexes;
 }
 
-void compare_indexes(Verification& v) {
-  for (IndexUnderCheck& index : v.indexes) {
-    if (index.report.usable) compare_index(v, index);
-    v.report.indexes.push_back(index.report);
+std::vector<IndexReport> compare_indexes(const PassContext& context, const CheckedShards& shards,
+                                         const std::vector<IndexUnderCheck>& indexes,
+                                         std::vector<Finding>& findings) {
+  std::vector<IndexReport> reports;
+  for (const IndexUnderCheck& index : indexes) {
+    reports.push_back(index.report.usable ? compare_index(context, shards, index, findings)
+                                          : index.report);
   }
+  return reports;
 }
 
 }  // namespace stguard::verify

@@ -38,8 +38,8 @@ struct Metadata {
   double timestamp = 0;
 };
 
-// The three lines, or nullopt with *why set.
-std::optional<Metadata> parse_metadata(const std::string& text, std::string* why) {
+// The three lines; fails with what is wrong with them.
+base::Result<Metadata> parse_metadata(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size() && lines.size() < 4) {
@@ -50,33 +50,30 @@ std::optional<Metadata> parse_metadata(const std::string& text, std::string* why
     start = end + 1;
   }
   if (lines.size() < 3) {
-    *why = "has " + std::to_string(lines.size()) +
-           " line(s); expected 3 (commit hash, etag, timestamp)";
-    return std::nullopt;
+    return base::fail("has " + std::to_string(lines.size()) +
+                      " line(s); expected 3 (commit hash, etag, timestamp)");
   }
   Metadata m;
   m.commit = lines[0];
   m.etag = lines[1];
   if (hub_algorithm(m.commit) != kGitBlobAlgorithm) {
-    *why = "line 1 is not a commit hash (40 hex digits)";
-    return std::nullopt;
+    return base::fail("line 1 is not a commit hash (40 hex digits)");
   }
   if (m.etag.empty()) {
-    *why = "line 2 (the etag) is empty";
-    return std::nullopt;
+    return base::fail("line 2 (the etag) is empty");
   }
   const std::string& stamp = lines[2];
   const auto [end, ec] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), m.timestamp);
   if (stamp.empty() || ec != std::errc() || end != stamp.data() + stamp.size() ||
       !(m.timestamp >= 0)) {
-    *why = "line 3 is not a Unix timestamp";
-    return std::nullopt;
+    return base::fail("line 3 is not a Unix timestamp");
   }
   return m;
 }
 
 struct Walk {
-  Verification& v;
+  const Listing& folder;
+  std::vector<Finding>& findings;
   std::vector<ContentFile> files;
   std::set<std::string> described;  // files with usable metadata
 };
@@ -89,18 +86,17 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
       o.fd ? base::read_fd(o.fd.get(), kMaxDownloadMetadataBytes)
            : base::Result<std::string>(base::fail(base::open_error_text(o.err)));
   const std::string err = read ? std::string() : read.error().message;
-  std::string why;
-  std::optional<Metadata> m;
-  if (err.empty()) m = parse_metadata(*read, &why);
+  const base::Result<Metadata> m =
+      err.empty() ? parse_metadata(*read) : base::Result<Metadata>(base::fail(err));
   const base::Result<std::string> safe = base::safe_relative_name(path);
-  if (!safe) why = safe.error().message;
+  const std::string why = !safe ? safe.error().message : m ? std::string() : m.error().message;
   if (!err.empty() || !m || !safe) {
     Finding f = make_finding(FindingKind::kHubMetadataInvalid, Category::kHub, where,
                              (err.empty() ? why : "cannot be read: " + err) + "; " +
                                  in_quotes(path) + " not verified from it",
                              Severity::kWarning);
     f.other = path;
-    w.v.add(std::move(f));
+    w.findings.push_back(std::move(f));
     return;
   }
   ContentFile c;
@@ -110,7 +106,7 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
   c.used_by.push_back(where);
   // Opened as the other passes open it, once (open_listed): the file
   // examined here is the one hashed and scanned.
-  const HeldFile file = open_listed(w.v.folder, *safe, /*follow_symlinks=*/false);
+  const HeldFile file = open_listed(w.folder, *safe, /*follow_symlinks=*/false);
   struct stat st {};
   if (!file || ::fstat(file.fd, &st) != 0) {
     c.verdict = ContentVerdict::kMissing;
@@ -119,7 +115,7 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
         "described by " + where + " but " +
             (file ? std::string("cannot be examined") : base::open_error_text(file.err)));
     f.other = where;
-    w.v.add(std::move(f));
+    w.findings.push_back(std::move(f));
   } else {
     c.size = static_cast<std::uint64_t>(st.st_size);
     const double mtime =
@@ -130,7 +126,7 @@ void read_metadata(Walk& w, int dir_fd, const std::string& name, const std::stri
                                    " was written (edited or copied over since the download?)",
                                Severity::kWarning);
       f.other = where;
-      w.v.add(std::move(f));
+      w.findings.push_back(std::move(f));
     }
   }
   w.described.insert(*safe);
@@ -158,7 +154,7 @@ bool is_metadata_name(std::string_view name) {
 void report_unusable_metadata(Walk& w, const std::string& rel, mode_t mode) {
   const std::string path = rel.substr(0, rel.size() - kMetadataSuffix.size());
   if (S_ISDIR(mode)) {
-    const HeldFile described = open_listed(w.v.folder, path, /*follow_symlinks=*/false);
+    const HeldFile described = open_listed(w.folder, path, /*follow_symlinks=*/false);
     struct stat st {};
     if (!described || ::fstat(described.fd, &st) != 0 || S_ISDIR(st.st_mode)) return;
   }
@@ -168,7 +164,7 @@ void report_unusable_metadata(Walk& w, const std::string& rel, mode_t mode) {
                                " not verified from it",
                            Severity::kWarning);
   f.other = path;
-  w.v.add(std::move(f));
+  w.findings.push_back(std::move(f));
 }
 
 void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
@@ -184,9 +180,9 @@ void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
           base::open_beneath(dir_fd, name, {.follow_symlinks = false, .directory = true});
       if (sub.fd) walk(w, sub.fd.get(), rel + "/", depth + 1);
     } else if (name.ends_with(kIncompleteSuffix) && name.size() > kIncompleteSuffix.size()) {
-      w.v.add(interrupted_download(FindingKind::kHubDownloadIncomplete,
-                                   std::string(kDownloadDir) + "/" + rel,
-                                   static_cast<std::uint64_t>(st.st_size)));
+      w.findings.push_back(interrupted_download(FindingKind::kHubDownloadIncomplete,
+                                                std::string(kDownloadDir) + "/" + rel,
+                                                static_cast<std::uint64_t>(st.st_size)));
     } else if (S_ISREG(st.st_mode) && is_metadata_name(name)) {
       read_metadata(w, dir_fd, name, rel);
     }
@@ -195,49 +191,51 @@ void walk(Walk& w, int dir_fd, const std::string& prefix, int depth) {
 
 }  // namespace
 
-std::map<std::string, std::string> check_local_dir(Verification& v) {
-  std::map<std::string, std::string> etag_sha256;
-  const base::Opened download = base::open_beneath(v.folder.dir.get(), std::string(kDownloadDir),
+LocalDirCheck check_local_dir(const PassContext& context, const ValueScans& values,
+                              std::vector<Finding>& findings) {
+  LocalDirCheck out;
+  const Listing& folder = context.folder;
+  const base::Opened download = base::open_beneath(folder.dir.get(), std::string(kDownloadDir),
                                                    {.follow_symlinks = false, .directory = true});
-  v.report.hub.emplace();
-  if (!download.fd) return etag_sha256;
+  if (!download.fd) return out;
   // folder_findings calls the top-level .incomplete files stray; here they
   // get their own, more precise finding.
   const std::string download_prefix = std::string(kDownloadDir) + "/";
-  std::erase_if(v.report.findings, [&](const Finding& f) {
+  std::erase_if(findings, [&](const Finding& f) {
     return f.kind == FindingKind::kStrayFile && f.file.starts_with(download_prefix);
   });
-  Walk w{v, {}, {}};
+  Walk w{folder, findings, {}, {}};
   walk(w, download.fd.get(), "", 0);
 
   hash_contents(
       w.files,
-      [&v](const ContentFile& f) {
-        return open_listed(v.folder, f.file, /*follow_symlinks=*/false);
+      [&folder](const ContentFile& f) {
+        return open_listed(folder, f.file, /*follow_symlinks=*/false);
       },
-      v.options, &*v.report.hub, [&v](const ContentFile& f) { return v.values.claim(f.file); });
+      context.options, &out.hub, [&values](const ContentFile& f) { return values.claim(f.file); });
   for (const ContentFile& f : w.files) {
     if (std::optional<Finding> finding = content_finding(f, kLocalDirChecksumName)) {
-      v.add(std::move(*finding));
+      findings.push_back(std::move(*finding));
     }
-    if (f.algorithm == kSha256Algorithm) etag_sha256[f.file] = f.expected;
-    if (std::optional<FileRead> read = sha256_read_of(f)) v.read_by_layout[f.file] = *read;
+    if (f.algorithm == kSha256Algorithm) out.etag_sha256[f.file] = f.expected;
+    if (std::optional<FileRead> read = sha256_read_of(f)) out.reads[f.file] = *read;
   }
   // A SHA256SUMS (or --sha256 list) covers what the metadata does not.
   const bool has_checksum_list =
-      v.options.sha256_file || v.folder.by_name.count(std::string(kChecksumName)) != 0;
+      context.options.sha256_file || folder.by_name.count(std::string(kChecksumName)) != 0;
   // Every shard no usable metadata describes, even when none does (the
   // download folder empty, or its metadata all absent, directories, FIFOs or
   // symlinks): its content is not verified, and the summary's "0 of 0 files
   // match" must not read as a pass.
-  for (const Entry& e : v.folder.entries) {
+  for (const Entry& e : folder.entries) {
     if (e.role != Role::kShard || w.described.count(e.name) != 0 || has_checksum_list) continue;
-    v.add(make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
-                       "has no download metadata and no SHA256SUMS lists it; content not verified",
-                       Severity::kWarning));
+    findings.push_back(
+        make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
+                     "has no download metadata and no SHA256SUMS lists it; content not verified",
+                     Severity::kWarning));
   }
-  v.report.hub->files = std::move(w.files);
-  return etag_sha256;
+  out.hub.files = std::move(w.files);
+  return out;
 }
 
 }  // namespace stguard::verify

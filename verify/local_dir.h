@@ -2,11 +2,12 @@
 // `hf download --local-dir DIR` (and `huggingface-cli download --local-dir`)
 // leaves in DIR/.cache/huggingface/download.
 //
-//   run_structure_passes(v);          // headers and indexes first
-//   auto etags = check_local_dir(v);  // the download metadata, files hashed
-//   run_content_passes(v);            // SHA256SUMS and values reuse those reads
-//   compare_checksum_sources(v, etags, kLocalDirChecksumName);
-//   finish_checkpoints(v);            // its findings counted against checkpoints too
+//   run_structure_passes(v);  // headers and indexes first
+//   LocalDirCheck local = check_local_dir(v.context(), v.shards.values, v.report.findings);
+//   v.read_by_layout = local.reads;  // SHA256SUMS and values reuse those reads
+//   run_content_passes(v);
+//   compare_checksum_sources(v.checksum_text, v.report.checksums, local.etag_sha256, ...);
+//   finish_checkpoints(v);    // its findings counted against checkpoints too
 //
 // For each downloaded file PATH the Hub client keeps
 // .cache/huggingface/download/PATH.metadata, three lines: the commit hash,
@@ -24,8 +25,10 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 
@@ -35,12 +38,23 @@ inline constexpr std::uint64_t kMaxDownloadMetadataBytes = 4096;
 // What the etags are called in messages.
 inline constexpr std::string_view kLocalDirChecksumName = "download metadata's etag";
 
-// Checks v.folder's download metadata and hashes the files it describes,
-// each read once: the read also feeds the file's value scan and leaves its
-// sha256 in v.read_by_layout for the checksum pass. Adds findings,
-// v.report.hub. Returns the sha256 etags (file -> hex) for
-// compare_checksum_sources, which needs the checksum pass to have run.
-std::map<std::string, std::string> check_local_dir(Verification& v);
+// What checking the download metadata found out, besides its findings.
+struct LocalDirCheck {
+  HubReport hub;  // the files described, hashed against their etags
+  // The sha256 reads of those files, for the checksum pass to reuse.
+  std::unordered_map<std::string, FileRead> reads;
+  // The sha256 etags (file -> hex) for compare_checksum_sources, which needs
+  // the checksum pass to have run.
+  std::map<std::string, std::string> etag_sha256;
+};
+
+// Checks the listed folder's download metadata and hashes the files it
+// describes, each read once: the read also feeds the file's value scan
+// (claimed from `values`). Appends its findings to `findings`, after taking
+// out the folder pass's stray_file findings about the download folder's
+// .incomplete files, which get a more precise one here.
+LocalDirCheck check_local_dir(const PassContext& context, const ValueScans& values,
+                              std::vector<Finding>& findings);
 
 }  // namespace stguard::verify
 

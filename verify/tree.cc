@@ -48,15 +48,18 @@ std::vector<Finding> walk_subfolders(Listing& folder, const VerifyOptions& optio
     }
     const base::Opened sub = base::open_beneath(folder.dir.get(), next.path,
                                                 {.follow_symlinks = false, .directory = true});
-    std::vector<std::string> names;
-    std::string err;
-    if (!sub.fd) err = base::open_error_text(sub.err);
-    if (sub.fd && !list_dir(sub.fd.get(), &names, &err)) err = "cannot list: " + err;
-    if (!err.empty()) {
+    base::Result<std::vector<std::string>> listed =
+        sub.fd ? list_dir(sub.fd.get())
+               : base::Result<std::vector<std::string>>(
+                     base::io_failure(base::open_error_text(sub.err)));
+    if (!listed) {
+      const std::string why =
+          sub.fd ? "cannot list: " + listed.error().message : listed.error().message;
       findings.push_back(make_finding(FindingKind::kFolderUnreadable, Category::kFolder, next.path,
-                                      "subfolder not checked: " + err));
+                                      "subfolder not checked: " + why));
       continue;
     }
+    std::vector<std::string> names = std::move(*listed);
     if (names.size() > options.max_tree_names - std::min(names_seen, options.max_tree_names)) {
       // Stop here rather than hold an unbounded listing: what is left is
       // named, so that nobody takes the folder for checked.

@@ -3,13 +3,14 @@
 // scanner's results become findings and the report's `values`.
 #include "verify/value_check.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "verify/file_read.h"
 #include "verify/findings.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 namespace {
@@ -19,11 +20,12 @@ std::string describe(const TensorValues& t) {
          std::to_string(t.values) + (t.values == 1 ? " value" : " values") + ")";
 }
 
-void add_tensor_findings(Verification& v, const std::string& file, const TensorValues& t) {
+void add_tensor_findings(const std::string& file, const TensorValues& t,
+                         std::vector<Finding>& findings) {
   auto add = [&](FindingKind kind, std::string what, Severity severity) {
     Finding f = make_finding(kind, Category::kValues, file, describe(t) + ": " + what, severity);
     f.tensor = t.name;
-    v.add(std::move(f));
+    findings.push_back(std::move(f));
   };
   if (t.nan != 0) add(FindingKind::kTensorNan, std::to_string(t.nan) + " NaN", Severity::kError);
   if (t.pos_inf != 0 || t.neg_inf != 0) {
@@ -40,25 +42,27 @@ void add_tensor_findings(Verification& v, const std::string& file, const TensorV
 }
 
 // Reads the shards with a scanner that no earlier read claimed.
-void read_unclaimed(Verification& v, ValuesReport& vr) {
+void read_unclaimed(const ReadContext& reads, const std::vector<ShardReport>& shards,
+                    ValuesReport& vr, std::vector<Finding>& findings) {
   std::vector<ReadJob> jobs;
-  for (const ShardReport& shard : v.report.shards) {
-    if (!v.values.has(shard.file) || v.values.claimed(shard.file)) continue;
+  for (const ShardReport& shard : shards) {
+    if (!reads.values.has(shard.file) || reads.values.claimed(shard.file)) continue;
     jobs.push_back(ReadJob{shard.file, shard.size});
   }
   ReadStats stats;
-  const std::vector<FileRead> reads = read_all(v, jobs, /*hash=*/false, &stats);
+  const std::vector<FileRead> done = read_all(reads, jobs, /*hash=*/false, &stats);
   vr.bytes_read = stats.bytes;
   vr.seconds = stats.seconds;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const FileRead& read = reads[i];
+    const FileRead& read = done[i];
     // A shard that grew or shrank while read changed; it is not unreadable.
-    if (changed_while_verified(v, jobs[i].name, read)) {
-      v.add(make_finding(FindingKind::kFileChanged, Category::kFolder, jobs[i].name,
-                         changed_message(read)));
+    if (changed_while_verified(reads, jobs[i].name, read)) {
+      findings.push_back(make_finding(FindingKind::kFileChanged, Category::kFolder, jobs[i].name,
+                                      changed_message(read)));
     } else if (!read.ok()) {
-      v.add(make_finding(FindingKind::kShardUnreadable, Category::kShard, jobs[i].name,
-                         "could not be read to scan its values: " + read.error_text()));
+      findings.push_back(
+          make_finding(FindingKind::kShardUnreadable, Category::kShard, jobs[i].name,
+                       "could not be read to scan its values: " + read.error_text()));
     }
   }
 }
@@ -89,14 +93,18 @@ std::vector<TensorValues> ValueScans::finish(const std::string& name) {
   return it->second->scanner.finish();
 }
 
-void check_values(Verification& v) {
-  if (!v.options.scan_values) return;
+std::optional<ValuesReport> check_values(const ReadContext& reads,
+                                         const std::vector<ShardReport>& shards, ValueScans& values,
+                                         std::vector<Finding>& findings) {
+  if (!reads.options.scan_values) return std::nullopt;
   ValuesReport vr;
-  read_unclaimed(v, vr);
-  for (const ShardReport& shard : v.report.shards) {
-    if (!v.values.has(shard.file)) continue;
+  read_unclaimed(reads, shards, vr, findings);
+  // Every read is done: the scanners can be finished (`values` is the
+  // table reads.values names).
+  for (const ShardReport& shard : shards) {
+    if (!values.has(shard.file)) continue;
     bool complete = true;
-    for (TensorValues& t : v.values.finish(shard.file)) {
+    for (TensorValues& t : values.finish(shard.file)) {
       if (!t.complete) {
         complete = false;
         continue;
@@ -110,7 +118,7 @@ void check_values(Verification& v) {
       vr.tensors_inf += t.pos_inf != 0 || t.neg_inf != 0 ? 1 : 0;
       vr.tensors_all_zero += t.all_zero ? 1 : 0;
       if (!t.noteworthy()) continue;
-      add_tensor_findings(v, shard.file, t);
+      add_tensor_findings(shard.file, t, findings);
       vr.noteworthy.push_back(ScannedTensor{shard.file, std::move(t)});
     }
     if (complete) {
@@ -119,7 +127,7 @@ void check_values(Verification& v) {
       ++vr.shards_incomplete;
     }
   }
-  v.report.values = std::move(vr);
+  return vr;
 }
 
 }  // namespace stguard::verify

@@ -4,9 +4,9 @@
 // the value pass itself for shards nothing hashes), then the findings
 // tensor_nan, tensor_inf and tensor_all_zero and the report's `values`.
 //
-//   v.values.add(shard_name, header.tensors, header.data_offset());  // shards pass
-//   read_file_once(v, name, true, v.values.claim(name), &done);      // checksum pass
-//   check_values(v);  // reads what was not claimed, then the findings
+//   values.add(shard_name, header.tensors, header.data_offset());   // shards pass
+//   read_file_once(reads, name, true, values.claim(name), &done);    // checksum pass
+//   check_values(reads, shards, values, findings);  // passes.h: the rest, then findings
 #ifndef STGUARD_VERIFY_VALUE_CHECK_H_
 #define STGUARD_VERIFY_VALUE_CHECK_H_
 
@@ -23,8 +23,6 @@
 #include "verify/value_scan.h"
 
 namespace stguard::verify {
-
-struct Verification;
 
 class ValueScans {
  public:
@@ -54,11 +52,6 @@ class ValueScans {
   };
   std::map<std::string, std::unique_ptr<Shard>> shards_;
 };
-
-// With options.scan_values: reads the shards that no earlier pass claimed
-// (on a pool, as hashing does), then adds the value findings and
-// report.values. Does nothing otherwise.
-void check_values(Verification& v);
 
 }  // namespace stguard::verify
 

@@ -1,144 +1,35 @@
-// verify/verifier.cc: verify_model_folder: reading --sha256 FILE, listing
-// DIR (and with --recursive its subfolders), the folder and shard passes,
-// then indexes, checkpoints, checksums and values, and the totals.
+// verify/verifier.cc: the plain-folder verifier (and --local-dir's): DIR
+// listed, the passes run, a --local-dir download's metadata checked between
+// those that read headers and those that read contents, the totals.
 #include "verify/verifier.h"
 
-#include <fcntl.h>
+#include <map>
+#include <utility>
 
-#include <algorithm>
-#include <cerrno>
-
-#include "base/file_io.h"
-#include "verify/findings.h"
-#include "verify/hub_cache.h"
-#include "verify/hub_content.h"
+#include "verify/folder.h"
 #include "verify/local_dir.h"
-#include "verify/shards.h"
+#include "verify/passes.h"
 
 namespace stguard::verify {
 
-std::function<void()> g_test_between_passes;
-
-// --sha256 FILE is read first: a list that cannot be read is a usage error
-// (exit status 2), not a finding about DIR.
-bool load_checksum_option(Verification& v) {
-  if (!v.options.sha256_file) return true;
-  const std::string& path = *v.options.sha256_file;
-  const base::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (!fd) {
-    v.report.fatal = "cannot open checksum file " + path + ": " + base::errno_text(errno);
-    return false;
-  }
-  const base::Result<std::string> text = base::read_fd(fd.get(), v.options.max_checksum_file_bytes);
-  if (!text) {
-    v.report.fatal = "cannot read checksum file " + path + ": " + text.error().message;
-    return false;
-  }
-  v.checksum_text = *text;
-  return true;
-}
-
-namespace {
-
-void check_shards(Verification& v) {
-  for (const Entry& e : v.folder.entries) {
-    if (e.role != Role::kShard) continue;
-    ShardCheck c = check_shard(v.folder, e, v.options.follow_symlinks, v.options.scan_values);
-    if (c.layout) v.values.add(e.name, c.layout->tensors, c.layout->data_offset());
-    const auto id = static_cast<std::uint32_t>(v.report.shards.size());
-    for (std::string& name : c.tensors) v.tensors[std::move(name)].push_back(id);
-    if (c.stamp) v.shard_stamps[e.name] = *c.stamp;
-    if (c.finding) v.add(std::move(*c.finding));
-    v.shard_index[e.name] = v.report.shards.size();
-    v.report.shards.push_back(std::move(c.report));
-  }
-  if (v.report.shards.empty()) {
-    // A diffusers pipeline keeps its checkpoints in subfolders: say how to reach them.
-    const bool has_subfolders =
-        std::any_of(v.folder.entries.begin(), v.folder.entries.end(),
-                    [](const Entry& e) { return e.type == EntryType::kDirectory; });
-    v.add(make_finding(
-        FindingKind::kNoShards, Category::kFolder, "",
-        "no *.safetensors file in " + v.report.dir +
-            (has_subfolders && !v.options.recursive ? " (--recursive also checks its subfolders)"
-                                                    : "")));
-  }
-}
-
-// In a Hub snapshot (folder.blobs open) every link was resolved by name
-// when the snapshot was walked (hub_cache.cc): a link to a blob of the
-// repository is read as that blob, like a regular file, and any other link
-// already has its Hub finding, so the folder passes leave it out. The walk
-// of the subfolders lists links as links; this makes them what the top
-// level's are.
-void read_links_as_blobs(Listing& folder) {
-  if (folder.blobs < 0) return;
-  std::erase_if(folder.entries, [&](const Entry& e) {
-    return e.type == EntryType::kSymlink && folder.blob_of.count(e.name) == 0;
-  });
-  for (Entry& e : folder.entries) {
-    if (e.type == EntryType::kSymlink) e.type = EntryType::kRegular;
-  }
-  folder.by_name.clear();
-  for (std::size_t i = 0; i < folder.entries.size(); ++i)
-    folder.by_name[folder.entries[i].name] = i;
-}
-
-}  // namespace
-
-void count_totals(VerifyReport& report) {
-  for (const ShardReport& shard : report.shards) {
-    if (shard.verdict != ShardVerdict::kAccept) continue;
-    report.tensors += shard.tensors;
-    report.tensor_bytes += shard.tensor_bytes;
-  }
-  for (const Finding& f : report.findings) {
-    if (f.kind == FindingKind::kShardUnreadable || f.kind == FindingKind::kIndexUnreadable ||
-        f.kind == FindingKind::kChecksumUnreadable || f.kind == FindingKind::kFolderUnreadable ||
-        f.kind == FindingKind::kHubContentUnreadable) {
-      ++report.unreadable;
-    }
-    if (f.severity == Severity::kError) {
-      ++report.errors;
-    } else {
-      ++report.warnings;
-    }
-  }
-}
-
-void run_structure_passes(Verification& v) {
-  v.report.ran = true;
-  if (v.options.recursive) {
-    for (Finding& f : walk_subfolders(v.folder, v.options)) v.add(std::move(f));
-    read_links_as_blobs(v.folder);
-  }
-  for (Finding& f : folder_findings(v.folder, v.options.follow_symlinks)) v.add(std::move(f));
-  check_shards(v);
-  read_indexes(v);
-  group_checkpoints(v);
-  check_duplicates(v);
-  compare_indexes(v);
-}
-
-void run_content_passes(Verification& v) {
-  check_checksums(v);
-  check_values(v);
-  if (v.report.checksums) v.report.checksum_sources.push_back(v.report.checksums->file);
-}
-
-VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options) {
-  // Opened once for the layout's detection and the checks (hub_cache.h).
-  base::Opened opened = open_dir_argument(dir);
-  const Layout layout = resolve_layout(dir, opened.fd.get(), options.layout);
-  if (layout == Layout::kHubRepo || layout == Layout::kHubSnapshot || layout == Layout::kHubCache) {
-    return verify_hub(dir, std::move(opened), layout, options);  // hub_cache.cc
-  }
+VerifyReport verify_folder(const std::string& dir, base::Opened opened, Layout layout,
+                           const VerifyOptions& options) {
   Verification v(options);
   v.report.dir = dir;
   v.report.layout = layout;
-  if (!load_checksum_option(v)) return std::move(v.report);
-  std::optional<Listing> folder = open_folder(dir, std::move(opened), &v.report.fatal);
-  if (!folder) return std::move(v.report);
+  if (options.sha256_file) {
+    base::Result<std::string> list = read_checksum_option(options);
+    if (!list) {
+      v.report.fatal = list.error().message;
+      return std::move(v.report);
+    }
+    v.checksum_text = std::move(*list);
+  }
+  base::Result<Listing> folder = open_folder(dir, std::move(opened));
+  if (!folder) {
+    v.report.fatal = folder.error().message;
+    return std::move(v.report);
+  }
   v.folder = std::move(*folder);
   run_structure_passes(v);
   if (g_test_between_passes) g_test_between_passes();
@@ -147,18 +38,27 @@ VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& op
   // once: hashed against its etag with its values scanned in the same read,
   // its digest reused for SHA256SUMS.
   std::map<std::string, std::string> etag_sha256;
-  if (layout == Layout::kLocalDir) etag_sha256 = check_local_dir(v);  // local_dir.cc
+  if (layout == Layout::kLocalDir) {
+    LocalDirCheck local = check_local_dir(v.context(), v.shards.values, v.report.findings);
+    v.report.hub = std::move(local.hub);
+    v.read_by_layout = std::move(local.reads);
+    etag_sha256 = std::move(local.etag_sha256);
+  }
   run_content_passes(v);
   if (layout == Layout::kLocalDir) {
-    compare_checksum_sources(v, etag_sha256, kLocalDirChecksumName);  // hub_content.cc
+    for (Finding& f : compare_checksum_sources(v.checksum_text, v.report.checksums, etag_sha256,
+                                               kLocalDirChecksumName)) {
+      v.add(std::move(f));
+    }
     // After SHA256SUMS, which run_content_passes named.
     if (!v.report.hub->files.empty()) v.report.checksum_sources.push_back("local-dir-metadata");
   }
   // Last, so that the layout's own findings about a shard count against
   // its checkpoint too.
   finish_checkpoints(v);
-  count_totals(v.report);
-  return std::move(v.report);
+  VerifyReport report = take_report(v);
+  count_totals(report);
+  return report;
 }
 
 }  // namespace stguard::verify

@@ -35,16 +35,19 @@
 // diffusers' subfolders with options.recursive): each index with its shards,
 // and each file no index names, is judged on its own (report.checkpoints).
 //
-// The pieces, for readers of the module: findings.cc (the stable names),
-// verifier.cc (listing DIR, the passes in order), tree.cc (subfolders),
-// shards.cc (one shard), index.cc (reading an index), checkpoints.cc
-// (grouping files into checkpoints) and index_check.cc (holding an index
-// against its shards), checksums.cc (the sha256sum format) and
-// checksum_check.cc (hashing on a pool), open_files.cc (one open per file),
-// file_read.cc (one read of a file, hashed or not, feeding the value scan),
-// value_scan.cc (NaN, Inf and zeros in a stream of tensor bytes) and
-// value_check.cc (the scan's findings), hub_cache.cc and local_dir.cc (the
-// Hugging Face layouts), report_json.cc.
+// The pieces, for readers of the module: verify.cc (the layout dispatch:
+// layout.cc tells the layout, then verifier.cc, the plain folder and
+// --local-dir, or hub_cache.cc, the Hugging Face cache), passes.cc (the
+// passes over a listed folder, in order; both verifiers run them),
+// findings.cc (the stable names), tree.cc (subfolders), shards.cc (one
+// shard), index.cc (reading an index), checkpoints.cc (grouping files into
+// checkpoints) and index_check.cc (holding an index against its shards),
+// checksums.cc (the sha256sum format) and checksum_check.cc (hashing on a
+// pool), open_files.cc (one open per file), file_read.cc (one read of a
+// file, hashed or not, feeding the value scan), value_scan.cc (NaN, Inf and
+// zeros in a stream of tensor bytes) and value_check.cc (the scan's
+// findings), hub_*.cc and local_dir.cc (the Hugging Face layouts),
+// report_json.cc.
 #ifndef STGUARD_VERIFY_VERIFY_H_
 #define STGUARD_VERIFY_VERIFY_H_
 
@@ -258,7 +261,7 @@ struct ValuesReport {
   std::vector<ScannedTensor> noteworthy;  // NaN, Inf or all zero: by shard, then header order
 };
 
-// Which kind of folder DIR is (--layout; kAuto detects it, see hub_cache.h).
+// Which kind of folder DIR is (--layout; kAuto detects it, see layout.h).
 enum class Layout : std::uint8_t {
   kAuto = 0,
   kFolder = 1,       // a plain model folder
@@ -357,7 +360,7 @@ struct VerifyReport {
 
 // Every option with its default.
 struct VerifyOptions {
-  // What DIR is; kAuto looks (hub_cache.h says how).
+  // What DIR is; kAuto looks (layout.h says how).
   Layout layout = Layout::kAuto;
   // Follow symlinks in DIR whose target stays inside DIR. Symlinks leaving DIR
   // are never followed.

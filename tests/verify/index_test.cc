@@ -217,12 +217,10 @@ TEST(VerifyIndex, SeveralShardsWithoutIndex) {
 // ------------------------------------------------------------ the reader --
 
 TEST(IndexReader, KeepsWeightMapAndTotalSize) {
-  stguard::verify::IndexFailure failure;
   const auto index = stguard::verify::parse_index(
       R"({"metadata": {"total_size": 32, "format": "pt"}, "extra": [1, {"a": null}],
-          "weight_map": {"a": "x.safetensors", "b": "./y.safetensors"}})",
-      &failure);
-  ASSERT_TRUE(index) << failure.message;
+          "weight_map": {"a": "x.safetensors", "b": "./y.safetensors"}})");
+  ASSERT_TRUE(index) << index.error().message;
   EXPECT_EQ(index->total_size, 32u);
   ASSERT_EQ(index->weight_map.size(), 2u);
   EXPECT_EQ(index->weight_map.at("b"), "./y.safetensors");  // as written
@@ -240,8 +238,9 @@ TEST(IndexReader, SyntaxErrorsAndDuplicateKeysCarryTheirByteOffset) {
       {"", FindingKind::kIndexMalformed, 0},
   };
   for (const Row& row : rows) {
-    stguard::verify::IndexFailure failure;
-    EXPECT_FALSE(stguard::verify::parse_index(row.text, &failure)) << row.text;
+    const auto parsed = stguard::verify::parse_index(row.text);
+    ASSERT_FALSE(parsed) << row.text;
+    const stguard::verify::IndexFailure& failure = parsed.error();
     EXPECT_EQ(failure.kind, row.kind) << row.text << ": " << failure.message;
     EXPECT_EQ(failure.offset, row.offset) << row.text << ": " << failure.message;
   }
@@ -258,8 +257,9 @@ TEST(IndexReader, ValuesOfTheWrongTypeAreInvalid) {
       {R"({"metadata": [], "weight_map": {}})", "["},
   };
   for (const auto& [text, value] : rows) {
-    stguard::verify::IndexFailure failure;
-    EXPECT_FALSE(stguard::verify::parse_index(text, &failure)) << text;
+    const auto parsed = stguard::verify::parse_index(text);
+    ASSERT_FALSE(parsed) << text;
+    const stguard::verify::IndexFailure& failure = parsed.error();
     EXPECT_EQ(failure.kind, FindingKind::kIndexInvalid) << text << ": " << failure.message;
     ASSERT_TRUE(failure.offset.has_value()) << text;
     EXPECT_GE(*failure.offset, text.find(value)) << text;
@@ -275,8 +275,9 @@ TEST(IndexReader, LfsPointerAndErrorPagesAreNamedAsSuch) {
   const std::string html = "<!DOCTYPE html><html><head><title>Sign in</title></head></html>";
   const std::string xml = R"(<?xml version="1.0"?><Error><Code>NoSuchKey</Code></Error>)";
   for (const std::string& text : {lfs, html, xml}) {
-    stguard::verify::IndexFailure failure;
-    EXPECT_FALSE(stguard::verify::parse_index(text, &failure)) << text;
+    const auto parsed = stguard::verify::parse_index(text);
+    ASSERT_FALSE(parsed) << text;
+    const stguard::verify::IndexFailure& failure = parsed.error();
     EXPECT_EQ(failure.kind, FindingKind::kIndexMalformed) << failure.message;
     EXPECT_EQ(failure.offset, std::nullopt) << failure.message;
   }

@@ -16,8 +16,9 @@
 #include "folder_builder.h"
 #include "hub_builder.h"
 #include "verify/hub_cache.h"
+#include "verify/layout.h"
 #include "verify/open_files.h"
-#include "verify/verifier.h"
+#include "verify/passes.h"
 #include "verify/verify.h"
 
 namespace {
