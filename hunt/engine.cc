@@ -10,13 +10,13 @@
 #include "base/file_io.h"
 #include "base/output.h"
 #include "base/parallel.h"
+#include "conformance/mutate/structured.h"
+#include "conformance/mutate/token_mutator.h"
 #include "conformance/runner/cleanup.h"
 #include "conformance/runner/grade.h"
 #include "conformance/runner/runner.h"
 #include "hunt/minimise.h"
 #include "hunt/oracle.h"
-#include "mutate/structured.h"
-#include "mutate/token_mutator.h"
 
 namespace stguard::hunt {
 namespace {
