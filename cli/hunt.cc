@@ -1,6 +1,6 @@
 // cli/hunt.cc: `stguard hunt`, fuzzing another reader with stguard as the
-// oracle (hunt/engine.h), and `stguard hunt promote`, which turns findings
-// into corpus recipes (hunt/findings.h).
+// oracle (conformance/hunt/engine.h), and `stguard hunt promote`, which turns findings
+// into corpus recipes (conformance/hunt/findings.h).
 #include <unistd.h>
 
 #include <chrono>
@@ -20,13 +20,13 @@
 #include "base/parallel.h"
 #include "base/text.h"
 #include "command.h"
+#include "conformance/hunt/engine.h"
+#include "conformance/hunt/findings.h"
 #include "conformance/model/manifest.h"
 #include "conformance/runner/cleanup.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
 #include "data_dir.h"
-#include "hunt/engine.h"
-#include "hunt/findings.h"
 #include "reader_args.h"
 
 namespace stguard::cli {

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "conformance/hunt/engine.h"
+#include "conformance/hunt/oracle.h"
+#include "conformance/hunt/signature.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
-#include "hunt/engine.h"
-#include "hunt/oracle.h"
-#include "hunt/signature.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 

@@ -1,4 +1,4 @@
-// hunt/engine.h: the hunt itself: generate files, run each through the
+// conformance/hunt/engine.h: the hunt itself: generate files, run each through the
 // reader, compare with stguard's verdicts, bucket the divergences, then
 // minimise each bucket's file.
 //
@@ -10,8 +10,8 @@
 // results are bucketed in run order whatever order the -j workers finish in,
 // so a fixed --seed and --runs give the same buckets and files (for a reader
 // that answers the same file the same way).
-#ifndef STGUARD_HUNT_ENGINE_H_
-#define STGUARD_HUNT_ENGINE_H_
+#ifndef STGUARD_CONFORMANCE_HUNT_ENGINE_H_
+#define STGUARD_CONFORMANCE_HUNT_ENGINE_H_
 
 #include <cstdint>
 #include <filesystem>
@@ -22,12 +22,12 @@
 #include <span>
 #include <vector>
 
+#include "conformance/hunt/signature.h"
 #include "conformance/model/case.h"
 #include "conformance/runner/persistent.h"
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/results.h"
-#include "hunt/signature.h"
 
 namespace stguard::hunt {
 
@@ -138,4 +138,4 @@ HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions&
 
 }  // namespace stguard::hunt
 
-#endif  // STGUARD_HUNT_ENGINE_H_
+#endif  // STGUARD_CONFORMANCE_HUNT_ENGINE_H_

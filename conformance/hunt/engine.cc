@@ -1,5 +1,5 @@
-// hunt/engine.cc: generation, grading, bucketing, minimisation (engine.h).
-#include "hunt/engine.h"
+// conformance/hunt/engine.cc: generation, grading, bucketing, minimisation (engine.h).
+#include "conformance/hunt/engine.h"
 
 #include <chrono>
 #include <mutex>
@@ -10,13 +10,13 @@
 #include "base/file_io.h"
 #include "base/output.h"
 #include "base/parallel.h"
+#include "conformance/hunt/minimise.h"
+#include "conformance/hunt/oracle.h"
 #include "conformance/mutate/structured.h"
 #include "conformance/mutate/token_mutator.h"
 #include "conformance/runner/cleanup.h"
 #include "conformance/runner/grade.h"
 #include "conformance/runner/runner.h"
-#include "hunt/minimise.h"
-#include "hunt/oracle.h"
 
 namespace stguard::hunt {
 namespace {
