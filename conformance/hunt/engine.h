@@ -3,8 +3,8 @@
 // minimise each bucket's file.
 //
 //   stguard::hunt::SeedPool pool = stguard::hunt::make_seed_pool(corpus_files, seed);
-//   stguard::hunt::ProcessGrader grader(spec, limits);   // or PersistentGrader
-//   stguard::hunt::HuntResult r = stguard::hunt::run_hunt(grader, pool, options);
+//   std::unique_ptr<conformance::Grader> grader = conformance::make_grader(spec, limits, true);
+//   stguard::hunt::HuntResult r = stguard::hunt::run_hunt(*grader, pool, options);
 //
 // Deterministic: run i's file depends only on the seed, i and the pool, and
 // results are bucketed in run order whatever order the -j workers finish in,
@@ -16,69 +16,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "conformance/hunt/signature.h"
-#include "conformance/model/case.h"
-#include "conformance/runner/persistent.h"
-#include "conformance/runner/process.h"
-#include "conformance/runner/reader.h"
-#include "conformance/runner/results.h"
+#include "conformance/runner/grader.h"
 
 namespace stguard::hunt {
-
-// How the hunt reaches the reader: one file graded against stguard's case.
-// Called from several threads at once: one adapter process per file
-// (ProcessGrader), or long-running persistent adapters (PersistentGrader).
-class FileGrader {
- public:
-  virtual ~FileGrader() = default;
-  // nullopt when a stop request (cleanup.h) cut the run short.
-  virtual std::optional<conformance::CaseResult> grade(const conformance::Case& expected,
-                                                       const std::filesystem::path& file) = 0;
-};
-
-// One adapter process per file, exactly as `stguard conform` runs a case
-// (conformance/runner/runner.h, run_and_grade).
-class ProcessGrader final : public FileGrader {
- public:
-  ProcessGrader(conformance::ReaderSpec spec, conformance::ProcessLimits limits)
-      : spec_(std::move(spec)), limits_(limits) {}
-  std::optional<conformance::CaseResult> grade(const conformance::Case& expected,
-                                               const std::filesystem::path& file) override;
-
- private:
-  conformance::ReaderSpec spec_;
-  conformance::ProcessLimits limits_;
-};
-
-// Long-running adapters (the reader's persistent command; persistent.h), as
-// `stguard conform` drives a reader that declares one: each grade() borrows
-// an idle adapter, or starts one when all are busy, so there are never more
-// than the threads calling at once (the hunt's -j). A crash, hang or
-// misframed answer is graded like its one-process-per-file twin (a finding)
-// and only that adapter is restarted, on its next file.
-class PersistentGrader final : public FileGrader {
- public:
-  // `spec` must have a persistent command (JSON mode).
-  PersistentGrader(conformance::ReaderSpec spec, conformance::ProcessLimits limits)
-      : spec_(std::move(spec)), limits_(limits) {}
-  std::optional<conformance::CaseResult> grade(const conformance::Case& expected,
-                                               const std::filesystem::path& file) override;
-  // Adapter processes started so far (one per adapter for a reader that never
-  // crashed or hung). Not while grade() runs.
-  std::size_t adapter_starts() const;
-
- private:
-  conformance::ReaderSpec spec_;
-  conformance::ProcessLimits limits_;
-  mutable std::mutex mutex_;
-  std::vector<std::unique_ptr<conformance::PersistentReader>> idle_;
-};
 
 // The files mutation starts from: the corpus's, and files the structured
 // generator made without faults. `valid` holds those both profiles accept.
@@ -134,7 +79,9 @@ struct HuntResult {
   std::vector<Bucket> buckets;  // in the order found, files minimised
 };
 
-HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions& options);
+// Each file goes through `grader` exactly as `stguard conform` runs a case
+// (conformance/runner/grader.h), from options.jobs threads at once.
+HuntResult run_hunt(conformance::Grader& grader, const SeedPool& pool, const HuntOptions& options);
 
 }  // namespace stguard::hunt
 

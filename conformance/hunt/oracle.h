@@ -2,7 +2,7 @@
 // reader's answer is graded against.
 //
 //   stguard::hunt::Oracle o = stguard::hunt::judge(bytes);
-//   CaseResult r = run_and_grade(spec, o.expected, path, limits, &stopped);
+//   std::optional<CaseResult> r = grader.grade(o.expected, path);   // grader.h
 //
 // Both profiles parse the file; the case's verdict is theirs (accept, reject,
 // or either where they disagree, as in the corpus), and when some profile
