@@ -170,6 +170,8 @@ base::Result<conf::ReaderSpec> hunt_reader(const HuntArgs& args) {
   }
   base::Result<conf::ReaderSpec> spec = reader_spec(choice, adapters);
   if (!spec) return spec;
+  // An adapter that cannot run is named before a bad name, as the hunt
+  // always has (conform checks the other way round).
   if (const base::Result<void> runs = check_adapter_runs(choice, *spec); !runs) {
     return runs.error();
   }
