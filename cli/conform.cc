@@ -26,12 +26,12 @@
 #include "conformance/model/manifest.h"
 #include "conformance/report/jsonl.h"
 #include "conformance/report/text.h"
-#include "conformance/runner/cleanup.h"
 #include "conformance/runner/expectations.h"
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
 #include "conformance/runner/selection.h"
+#include "conformance/runner/session.h"
 #include "conformance/writers/writer_run.h"
 #include "data_dir.h"
 #include "reader_args.h"
@@ -131,15 +131,6 @@ finished and marked incomplete (readers not reached are skipped, "not run"; no
 `stguard conform report --help` combines saved results into one matrix.
 )";
 
-struct ReaderArg {
-  enum class Kind { kAdapter, kDir };
-  Kind kind;
-  std::string value;  // the command or the directory
-  std::string name;
-  bool plain = false;
-  bool writer = false;  // --writer / --writer-dir / --all-writers
-};
-
 // The options as CLI11 fills them; checked and turned into ConformOptions by
 // conform_options().
 struct ConformArgs {
@@ -152,26 +143,20 @@ struct ConformArgs {
   bool all_writers = false;
   bool setup = false;
   bool require_readers = false;
-  std::optional<std::string> data_dir;
-  std::optional<std::string> corpus;
+  RunArgs run;  // --data-dir, --corpus, -j, --timeout, --memory-mb, --no-persistent, -q
   std::vector<std::string> case_globs;
   std::vector<std::string> tags;
-  std::optional<std::string> jobs;
-  std::optional<std::string> timeout;
-  std::optional<std::string> memory_mb;
   std::optional<std::string> expectations;
   std::optional<std::string> write_expectations;
   std::optional<std::string> out_dir;
   ReportTargets reports;
-  bool quiet = false;
-  bool no_persistent = false;
   // The readers in command-line order (--adapter, --name and --plain belong
   // together by their order, which CLI11 keeps in parse_order()).
-  std::vector<ReaderArg> ordered;
+  std::vector<ReaderChoice> ordered;
 };
 
 struct ConformOptions {
-  std::vector<ReaderArg> readers;
+  std::vector<ReaderChoice> readers;
   bool all_readers = false;
   bool all_writers = false;
   bool setup = false;
@@ -179,9 +164,7 @@ struct ConformOptions {
   fs::path corpus;
   fs::path adapters;  // the bundled readers
   conf::CaseFilter filter;
-  unsigned jobs = 0;
-  std::chrono::milliseconds timeout{10'000};
-  std::uint64_t memory_mb = 2048;
+  RunLimits run;  // -j (0: one per CPU), --timeout, --memory-mb
   std::optional<fs::path> expectations;
   std::optional<fs::path> write_expectations;
   ReportTargets reports;
@@ -199,16 +182,17 @@ base::Result<void> order_readers(const CLI::App& app, ConformArgs& args) {
   for (const CLI::Option* option : app.parse_order()) {
     const std::string& which = option->get_name();
     if (which == "--writer") {
-      args.ordered.push_back({ReaderArg::Kind::kAdapter, args.writers[writer++], "", false, true});
+      args.ordered.push_back(
+          {ReaderChoice::Kind::kAdapter, args.writers[writer++], "", false, true});
     } else if (which == "--writer-dir") {
       args.ordered.push_back(
-          {ReaderArg::Kind::kDir, args.writer_dirs[writer_dir++], "", false, true});
+          {ReaderChoice::Kind::kDir, args.writer_dirs[writer_dir++], "", false, true});
     } else if (which == "--adapter") {
-      args.ordered.push_back({ReaderArg::Kind::kAdapter, args.adapters[adapter++], "", false});
+      args.ordered.push_back({ReaderChoice::Kind::kAdapter, args.adapters[adapter++], "", false});
     } else if (which == "--reader") {
-      args.ordered.push_back({ReaderArg::Kind::kDir, args.readers[reader++], "", false});
+      args.ordered.push_back({ReaderChoice::Kind::kDir, args.readers[reader++], "", false});
     } else if (which == "--name" || which == "--plain") {
-      if (args.ordered.empty() || args.ordered.back().kind != ReaderArg::Kind::kAdapter) {
+      if (args.ordered.empty() || args.ordered.back().kind != ReaderChoice::Kind::kAdapter) {
         return base::fail(which == "--name"
                               ? "--name names the --adapter or --writer given before it"
                               : "--plain applies to the --adapter given before it");
@@ -236,29 +220,17 @@ base::Result<ConformOptions> conform_options(const CLI::App& app, ConformArgs& a
   options.require_readers = args.require_readers;
   options.filter.id_globs = args.case_globs;
   options.filter.tags = args.tags;
-  options.quiet = args.quiet;
-  options.persistent = !args.no_persistent;
+  options.quiet = args.run.quiet;
+  options.persistent = !args.run.no_persistent;
   options.reports = args.reports;
   if (options.readers.empty() && !options.all_readers && !options.all_writers) {
     return base::fail(
         "no reader or writer: give --adapter CMD, --reader DIR|NAME, --all-readers, --writer CMD, "
         "--writer-dir DIR|NAME or --all-writers");
   }
-  if (args.jobs) {
-    const base::Result<unsigned> jobs = parse_jobs(*args.jobs);
-    if (!jobs) return jobs.error();
-    options.jobs = *jobs;
-  }
-  if (args.timeout) {
-    const base::Result<std::chrono::milliseconds> timeout = parse_timeout(*args.timeout);
-    if (!timeout) return timeout.error();
-    options.timeout = *timeout;
-  }
-  if (args.memory_mb) {
-    const base::Result<std::uint64_t> memory_mb = parse_memory_mb(*args.memory_mb);
-    if (!memory_mb) return memory_mb.error();
-    options.memory_mb = *memory_mb;
-  }
+  base::Result<RunLimits> run = run_limits(args.run);
+  if (!run) return run.error();
+  options.run = *run;
   if (args.expectations) options.expectations = *args.expectations;
   if (args.write_expectations) options.write_expectations = *args.write_expectations;
   if (args.out_dir) {
@@ -270,18 +242,18 @@ base::Result<ConformOptions> conform_options(const CLI::App& app, ConformArgs& a
   }
   // The data directory is needed unless both the corpus and every reader are given.
   const bool needs_data =
-      !args.corpus || options.all_readers || options.all_writers ||
+      !args.run.corpus || options.all_readers || options.all_writers ||
       std::any_of(options.readers.begin(), options.readers.end(),
-                  [](const ReaderArg& r) { return r.kind == ReaderArg::Kind::kDir; });
+                  [](const ReaderChoice& r) { return r.kind == ReaderChoice::Kind::kDir; });
   std::optional<DataDir> data;
   if (needs_data) {
-    base::Result<DataDir> found = find_data_dir(args.data_dir);
+    base::Result<DataDir> found = find_data_dir(args.run.data_dir);
     if (found) data = std::move(*found);
-    if (!found && (!args.corpus || options.all_readers || options.all_writers)) {
+    if (!found && (!args.run.corpus || options.all_readers || options.all_writers)) {
       return found.error();
     }
   }
-  options.corpus = args.corpus ? fs::path(*args.corpus) : data->corpus();
+  options.corpus = args.run.corpus ? fs::path(*args.run.corpus) : data->corpus();
   if (data) options.adapters = data->adapters();
   return options;
 }
@@ -289,11 +261,10 @@ base::Result<ConformOptions> conform_options(const CLI::App& app, ConformArgs& a
 // Turns the reader arguments into specs, in order.
 base::Result<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions& options) {
   std::vector<conf::ReaderSpec> specs;
-  const fs::path self = self_executable();
-  std::vector<ReaderArg> readers = options.readers;
+  std::vector<ReaderChoice> readers = options.readers;
   if (options.all_readers) {
     for (const fs::path& dir : conf::find_reader_dirs(options.adapters)) {
-      readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false});
+      readers.push_back({ReaderChoice::Kind::kDir, dir.string(), "", false});
     }
     if (readers.size() == options.readers.size()) {
       return base::fail("--all-readers: no reader.json under " + options.adapters.string());
@@ -302,55 +273,28 @@ base::Result<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions
   if (options.all_writers) {
     const std::size_t before = readers.size();
     for (const fs::path& dir : conf::find_reader_dirs(options.adapters, conf::kWriterJson)) {
-      readers.push_back({ReaderArg::Kind::kDir, dir.string(), "", false, true});
+      readers.push_back({ReaderChoice::Kind::kDir, dir.string(), "", false, true});
     }
     if (readers.size() == before) {
       return base::fail("--all-writers: no writer.json under " + options.adapters.string());
     }
   }
-  for (const ReaderArg& arg : readers) {
-    base::Result<conf::ReaderSpec> spec = base::fail("");
-    if (arg.kind == ReaderArg::Kind::kAdapter) {
-      spec = conf::reader_from_command(
-          arg.value, arg.name, arg.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson);
-    } else if (const base::Result<fs::path> dir =
-                   reader_dir(arg.value, options.adapters, arg.writer)) {
-      spec = conf::load_reader_dir(
-          *dir, self, arg.writer ? conf::kWriterJson : std::string_view("reader.json"));
-    } else {
-      spec = dir.error();
-    }
+  for (const ReaderChoice& choice : readers) {
+    base::Result<conf::ReaderSpec> spec = reader_spec(choice, options.adapters);
     if (!spec) return spec.error();
-    spec->writer = arg.writer;
-    if (!conf::valid_reader_name(spec->name)) {
-      return base::fail("reader name '" + base::terminal_safe(spec->name) +
-                        "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)");
+    if (const base::Result<void> named = check_reader_name(*spec, specs); !named) {
+      return named.error();
     }
-    for (const conf::ReaderSpec& other : specs) {
-      if (other.name == spec->name) {
-        return base::fail("two readers named '" + spec->name + "' (use --name)");
-      }
-    }
-    if (arg.kind == ReaderArg::Kind::kAdapter &&
-        !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
-      return base::fail((arg.writer ? "--writer: " : "--adapter: ") +
-                        why_not_executable(spec->command.front(), spec->working_dir));
+    if (const base::Result<void> runs = check_adapter_runs(choice, *spec); !runs) {
+      return runs.error();
     }
     specs.push_back(std::move(*spec));
   }
   return specs;
 }
 
-// Kills whatever adapters left when run_conform returns, however it returns.
-struct ChildSweep {
-  ChildSweep() = default;
-  ChildSweep(const ChildSweep&) = delete;
-  ChildSweep& operator=(const ChildSweep&) = delete;
-  ~ChildSweep() { conf::kill_all_children(); }
-};
-
-// A reader that a stop kept from starting: in the reports, skipped.
-conf::ReaderRun not_run(const conf::ReaderSpec& spec, int signal_number) {
+// A reader that is reported as skipped, for `reason`.
+conf::ReaderRun skipped_run(const conf::ReaderSpec& spec, std::string reason) {
   conf::ReaderRun run;
   run.name = spec.name;
   run.command = conf::command_text(spec.command);
@@ -358,19 +302,18 @@ conf::ReaderRun not_run(const conf::ReaderSpec& spec, int signal_number) {
              : spec.mode == conf::AdapterMode::kJson ? "json"
                                                      : "plain";
   run.skipped = true;
-  run.skip_reason =
-      "not run: the run was stopped by " + std::string(conf::signal_name(signal_number));
+  run.skip_reason = std::move(reason);
   return run;
 }
 
 // After SIGINT, SIGTERM or SIGHUP, once the reports of what finished are
-// written (every adapter and leftover is already killed): the signal is
-// raised again with its default action, so the exit status says what
-// stopped us.
-int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total, bool incomplete,
-             bool reports_written) {
-  std::cerr << "\nstguard conform: stopped by " << conf::signal_name(signal_number) << " after "
-            << cases_done << " of " << cases_total << " case runs; ";
+// written (every adapter and leftover is already killed): says so, then
+// ends by that signal, so the exit status says what stopped us.
+int stop_now(const conf::RunSession& session, std::size_t cases_done, std::size_t cases_total,
+             bool incomplete, bool reports_written) {
+  std::cerr << "\n"
+            << stopped_text("conform", session.stop_signal()) << " after " << cases_done << " of "
+            << cases_total << " case runs; ";
   if (!incomplete) {
     std::cerr << "every case had run" << (reports_written ? ", the reports are whole\n" : "\n");
   } else if (reports_written) {
@@ -379,13 +322,7 @@ int stop_now(int signal_number, std::size_t cases_done, std::size_t cases_total,
     std::cerr << "the run is incomplete\n";
   }
   std::cerr.flush();
-  ::signal(signal_number, SIG_DFL);
-  sigset_t unblock;
-  sigemptyset(&unblock);
-  sigaddset(&unblock, signal_number);
-  ::pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
-  ::raise(signal_number);
-  return 128 + signal_number;  // only if the signal did not end the process
+  return session.end_by_signal();
 }
 
 // The first --case GLOB or --tag TAG that selects no case, reader or writer,
@@ -473,9 +410,7 @@ int run_conform(const Command& command, ConformArgs& args) {
   // it, and the running ones are killed and not graded), the reports say what
   // finished and that the run is incomplete, and every way out of this
   // function kills what the adapters left.
-  conf::install_stop_handlers();
-  conf::become_subreaper();
-  const ChildSweep sweep;
+  conf::RunSession session;
   std::size_t cases_total = 0;
   for (const conf::ReaderSpec& spec : *specs) {
     cases_total += spec.writer ? writer_cases->size() : cases.size();
@@ -484,9 +419,8 @@ int run_conform(const Command& command, ConformArgs& args) {
 
   conf::RunOptions run_options;
   run_options.jobs =
-      base::effective_jobs(options->jobs, std::max(cases.size(), writer_cases->size()));
-  run_options.limits.timeout = options->timeout;
-  run_options.limits.address_space_bytes = options->memory_mb << 20;
+      base::effective_jobs(options->run.jobs, std::max(cases.size(), writer_cases->size()));
+  run_options.limits = options->run.limits;
   run_options.expectations = expectations ? &*expectations : nullptr;
   run_options.persistent = options->persistent;
   const bool progress = !options->quiet && ::isatty(STDERR_FILENO) != 0;
@@ -500,7 +434,7 @@ int run_conform(const Command& command, ConformArgs& args) {
       }
       std::string log;
       const bool set_up = conf::setup_reader(spec, std::chrono::seconds(900), &log);
-      if (conf::stop_signal() != 0) break;
+      if (session.stop_signal() != 0) break;
       if (!set_up) {
         std::cerr << "stguard conform: setup of " << spec.name << " failed:\n"
                   << base::terminal_safe(log, {.keep_backslash = true, .keep_newlines = true})
@@ -508,28 +442,19 @@ int run_conform(const Command& command, ConformArgs& args) {
       }
     }
     conf::ReaderProbe probe = conf::probe_reader(spec);
-    if (conf::stop_signal() != 0) break;
+    if (session.stop_signal() != 0) break;
     if (!probe.available) {
-      conf::ReaderRun skipped;
-      skipped.name = spec.name;
-      skipped.command = conf::command_text(spec.command);
-      skipped.mode = spec.writer                             ? std::string(conf::kWriterMode)
-                     : spec.mode == conf::AdapterMode::kJson ? "json"
-                                                             : "plain";
-      skipped.skipped = true;
-      skipped.skip_reason = probe.reason;
       if (!options->quiet) {
         std::cerr << "== " << spec.name << ": SKIPPED (" << base::terminal_safe(probe.reason)
                   << ")\n";
       }
       missing_required = missing_required || options->require_readers;
-      runs.push_back(std::move(skipped));
+      runs.push_back(skipped_run(spec, probe.reason));
       continue;
     }
     if (!options->quiet) {
-      std::cerr << "== " << spec.name
-                << (probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")")
-                << ": " << (spec.writer ? writer_cases->size() : cases.size())
+      std::cerr << "== " << spec.name << version_text(probe) << ": "
+                << (spec.writer ? writer_cases->size() : cases.size())
                 << (spec.writer ? " writer cases" : " cases") << ", -j " << run_options.jobs
                 << "\n";
     }
@@ -540,12 +465,7 @@ int run_conform(const Command& command, ConformArgs& args) {
       };
     }
     conf::RunOptions reader_options = run_options;
-#ifdef STGUARD_SANITIZED_BUILD
-    // This stguard is a sanitizer build, and so is the copy of itself that
-    // the stguard-* readers run: its runtime reserves terabytes of shadow
-    // address space and cannot start under RLIMIT_AS. Other readers keep it.
-    if (spec.runs_self) reader_options.limits.address_space_bytes = 0;
-#endif
+    reader_options.limits = conf::reader_limits(run_options.limits, spec);
     const auto start = std::chrono::steady_clock::now();
     conf::ReaderRun run = spec.writer
                               ? conf::run_writer(spec, *writer_cases, reader_options)
@@ -565,28 +485,24 @@ int run_conform(const Command& command, ConformArgs& args) {
       line << std::fixed << "   done in " << seconds << " s ("
            << (seconds > 0 ? static_cast<double>(run.results.size()) / seconds : 0.0)
            << " files/s, ";
-      if (run.persistent) {
-        line << "persistent, " << run.adapter_starts << " adapter start"
-             << (run.adapter_starts == 1 ? "" : "s");
-      } else {
-        line << "one process per file";
-      }
-      line << ")\n";
+      line << (run.persistent ? persistent_text(run.adapter_starts) : "one process per file")
+           << ")\n";
       std::cerr << line.str();
     }
     runs.push_back(std::move(run));
   }
 
-  const int stopped_by = conf::stop_signal();
+  const int stopped_by = session.stop_signal();
   bool incomplete = false;
   if (stopped_by != 0) {
     // Nothing the adapters started may outlive the reports being written.
-    conf::kill_all_children();
+    session.kill_adapters();
     incomplete = runs.size() < specs->size() ||
                  std::any_of(runs.begin(), runs.end(),
                              [](const conf::ReaderRun& run) { return run.interrupted; });
     for (std::size_t i = runs.size(); i < specs->size(); ++i) {
-      runs.push_back(not_run((*specs)[i], stopped_by));
+      runs.push_back(skipped_run((*specs)[i], "not run: the run was stopped by " +
+                                                  std::string(conf::signal_name(stopped_by))));
     }
   }
   const std::string summary = conf::text_summary(runs);
@@ -605,7 +521,7 @@ int run_conform(const Command& command, ConformArgs& args) {
   const bool written = wrote.has_value();
   if (!written) not_done(wrote.error());
   if (stopped_by != 0) {
-    return stop_now(stopped_by, cases_done, cases_total, incomplete, written);
+    return stop_now(session, cases_done, cases_total, incomplete, written);
   }
   if (!written) return kExitUsage;
   if (missing_required) {
@@ -638,13 +554,9 @@ void add_conform_command(CLI::App& root, Commands& commands) {
   app.add_flag("--all-writers", args->all_writers)->disable_flag_override();
   app.add_flag("--setup", args->setup)->disable_flag_override();
   app.add_flag("--require-readers", args->require_readers)->disable_flag_override();
-  app.add_option("--data-dir", args->data_dir);
-  app.add_option("--corpus", args->corpus);
+  add_run_options(app, args->run);
   app.add_option("--case", args->case_globs);
   app.add_option("--tag", args->tags);
-  app.add_option("-j,--jobs", args->jobs);
-  app.add_option("--timeout", args->timeout);
-  app.add_option("--memory-mb", args->memory_mb);
   app.add_option("--expectations", args->expectations);
   app.add_option("--write-expectations", args->write_expectations);
   app.add_option("--out-dir", args->out_dir);
@@ -652,8 +564,6 @@ void add_conform_command(CLI::App& root, Commands& commands) {
   app.add_option("--junit", args->reports.junit);
   app.add_option("--html", args->reports.html);
   app.add_option("--markdown", args->reports.markdown);
-  app.add_flag("--no-persistent", args->no_persistent)->disable_flag_override();
-  app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
   command.run = [&command, args] { return run_conform(command, *args); };
   add_conform_report_command(app, commands);
 }

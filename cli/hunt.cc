@@ -1,6 +1,6 @@
 // cli/hunt.cc: `stguard hunt`, fuzzing another reader with stguard as the
-// oracle (hunt/engine.h), and `stguard hunt promote`, which turns findings
-// into corpus recipes (hunt/findings.h).
+// oracle (conformance/hunt/engine.h), and `stguard hunt promote`, which turns findings
+// into corpus recipes (conformance/hunt/findings.h).
 #include <unistd.h>
 
 #include <chrono>
@@ -20,13 +20,14 @@
 #include "base/parallel.h"
 #include "base/text.h"
 #include "command.h"
+#include "conformance/hunt/engine.h"
+#include "conformance/hunt/findings.h"
 #include "conformance/model/manifest.h"
-#include "conformance/runner/cleanup.h"
+#include "conformance/runner/grader.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
+#include "conformance/runner/session.h"
 #include "data_dir.h"
-#include "hunt/engine.h"
-#include "hunt/findings.h"
 #include "reader_args.h"
 
 namespace stguard::cli {
@@ -136,17 +137,11 @@ struct HuntArgs {
   std::optional<std::string> seconds;
   std::optional<std::string> runs;
   std::optional<std::string> seed;
-  std::optional<std::string> jobs;
   bool from_valid = false;
   std::optional<std::string> out;
-  std::optional<std::string> corpus;
-  std::optional<std::string> data_dir;
-  std::optional<std::string> timeout;
-  std::optional<std::string> memory_mb;
   std::optional<std::string> minimise_runs;
   std::optional<std::string> minimise_seconds;
-  bool no_persistent = false;
-  bool quiet = false;
+  RunArgs run;  // --data-dir, --corpus, -j, --timeout, --memory-mb, --no-persistent, -q
 };
 
 struct PromoteArgs {
@@ -163,29 +158,25 @@ base::Result<conf::ReaderSpec> hunt_reader(const HuntArgs& args) {
   if ((args.name || args.plain) && !args.adapter) {
     return base::fail("--name and --plain go with --adapter");
   }
-  base::Result<conf::ReaderSpec> spec = base::fail("");
+  ReaderChoice choice;
+  fs::path adapters;
   if (args.adapter) {
-    spec = conf::reader_from_command(
-        *args.adapter, args.name.value_or(""),
-        args.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson);
-    if (spec && !conf::resolve_executable(spec->command.front(), spec->working_dir)) {
-      return base::fail("--adapter: " +
-                        why_not_executable(spec->command.front(), spec->working_dir));
-    }
+    choice = {ReaderChoice::Kind::kAdapter, *args.adapter, args.name.value_or(""), args.plain};
   } else {
-    fs::path adapters;
-    if (const base::Result<DataDir> data = find_data_dir(args.data_dir)) {
+    choice = {ReaderChoice::Kind::kDir, *args.reader, "", false};
+    if (const base::Result<DataDir> data = find_data_dir(args.run.data_dir)) {
       adapters = data->adapters();
     }
-    if (const base::Result<fs::path> dir = reader_dir(*args.reader, adapters)) {
-      spec = conf::load_reader_dir(*dir, self_executable());
-    } else {
-      spec = dir.error();
-    }
   }
-  if (spec && !conf::valid_reader_name(spec->name)) {
-    return base::fail("reader name '" + base::terminal_safe(spec->name) +
-                      "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)");
+  base::Result<conf::ReaderSpec> spec = reader_spec(choice, adapters);
+  if (!spec) return spec;
+  // An adapter that cannot run is named before a bad name, as the hunt
+  // always has (conform checks the other way round).
+  if (const base::Result<void> runs = check_adapter_runs(choice, *spec); !runs) {
+    return runs.error();
+  }
+  if (const base::Result<void> named = check_reader_name(*spec, {}); !named) {
+    return named.error();
   }
   return spec;
 }
@@ -232,26 +223,11 @@ base::Result<void> hunt_options(const HuntArgs& args, hunt::HuntOptions* options
     }
     options->minimise_tests = static_cast<std::size_t>(*n);
   }
-  unsigned jobs = 0;
-  if (args.jobs) {
-    const base::Result<unsigned> parsed = parse_jobs(*args.jobs);
-    if (!parsed) return parsed.error();
-    jobs = *parsed;
-  }
-  options->jobs = base::effective_jobs(jobs, 256);
+  const base::Result<RunLimits> run = run_limits(args.run);
+  if (!run) return run.error();
+  options->jobs = base::effective_jobs(run->jobs, 256);
   options->from_valid = args.from_valid;
-  if (args.timeout) {
-    const base::Result<std::chrono::milliseconds> timeout = parse_timeout(*args.timeout);
-    if (!timeout) return timeout.error();
-    limits->timeout = *timeout;
-  }
-  std::uint64_t memory_mb = 2048;
-  if (args.memory_mb) {
-    const base::Result<std::uint64_t> parsed = parse_memory_mb(*args.memory_mb);
-    if (!parsed) return parsed.error();
-    memory_mb = *parsed;
-  }
-  limits->address_space_bytes = memory_mb << 20;
+  *limits = run->limits;
   return {};
 }
 
@@ -282,15 +258,11 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
     std::cerr << "stguard hunt: " << base::terminal_safe(failure.message) << "\n";
     return kExitUsage;
   };
-#ifdef STGUARD_SANITIZED_BUILD
-  // As in `stguard conform`: a sanitizer build of stguard running itself
-  // cannot start under RLIMIT_AS.
-  if (spec->runs_self) limits.address_space_bytes = 0;
-#endif
+  limits = conf::reader_limits(limits, *spec);
   fs::path corpus;
-  if (args.corpus) {
-    corpus = *args.corpus;
-  } else if (const base::Result<DataDir> data = find_data_dir(args.data_dir)) {
+  if (args.run.corpus) {
+    corpus = *args.run.corpus;
+  } else if (const base::Result<DataDir> data = find_data_dir(args.run.data_dir)) {
     corpus = data->corpus();
   } else {
     return not_done(data.error());
@@ -328,12 +300,12 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
     std::cerr << "stguard hunt: --from-valid: no seed file both profiles accept\n";
     return kExitUsage;
   }
-  const bool progress = !args.quiet && ::isatty(STDERR_FILENO) != 0;
-  if (!args.quiet) {
-    std::cerr << "== hunting " << spec->name
-              << (probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")")
-              << ": seed " << options.seed << ", -j " << options.jobs << ", " << pool.all.size()
-              << " seed files (" << pool.valid.size() << " valid)\n";
+  const bool quiet = args.run.quiet;
+  const bool progress = !quiet && ::isatty(STDERR_FILENO) != 0;
+  if (!quiet) {
+    std::cerr << "== hunting " << spec->name << version_text(probe) << ": seed " << options.seed
+              << ", -j " << options.jobs << ", " << pool.all.size() << " seed files ("
+              << pool.valid.size() << " valid)\n";
   }
   if (progress) {
     options.on_progress = [](const hunt::HuntProgress& p) {
@@ -341,20 +313,19 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
                 << " buckets" << std::flush;
     };
   }
-  conf::install_stop_handlers();
-  conf::become_subreaper();
-  const bool persistent = !args.no_persistent && spec->has_persistent_mode();
+  conf::RunSession session;
   hunt::HuntResult result;
+  bool persistent = false;
   std::size_t adapter_starts = 0;
-  if (persistent) {
-    hunt::PersistentGrader grader(*spec, limits);
-    result = hunt::run_hunt(grader, pool, options);
-    adapter_starts = grader.adapter_starts();
-  } else {
-    hunt::ProcessGrader grader(*spec, limits);
-    result = hunt::run_hunt(grader, pool, options);
+  {
+    // Its adapters are stopped when it goes, before the sweep below.
+    const std::unique_ptr<conf::Grader> grader =
+        conf::make_grader(*spec, limits, !args.run.no_persistent);
+    result = hunt::run_hunt(*grader, pool, options);
+    persistent = grader->persistent();
+    adapter_starts = grader->adapter_starts();
   }
-  conf::kill_all_children();
+  session.kill_adapters();
   if (progress) std::cerr << "\n";
 
   if (!result.error.empty()) {
@@ -372,7 +343,7 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
               << result.buckets.size() << " buckets found are not saved\n";
     return kExitUsage;
   }
-  if (!args.quiet) {
+  if (!quiet) {
     std::ostringstream line;
     line.precision(1);
     line << std::fixed << result.runs << " files in " << result.generate_seconds << " s ("
@@ -382,12 +353,7 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
          << " files/s), " << result.divergences << " divergences, " << result.buckets.size()
          << " buckets; minimised in " << result.minimise_seconds << " s (" << result.minimise_tests
          << " reader runs); ";
-    if (persistent) {
-      line << "persistent, " << adapter_starts << " adapter start"
-           << (adapter_starts == 1 ? "" : "s");
-    } else {
-      line << "a process per file";
-    }
+    line << (persistent ? persistent_text(adapter_starts) : "a process per file");
     std::cerr << line.str() << "\n";
     if (merged->earlier > 0) {
       std::cerr << "merged with the earlier findings in " << base::terminal_safe(out.string())
@@ -402,11 +368,13 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
               << "  " << b.hits << " hits  " << b.file.size() << " bytes  "
               << base::terminal_safe(b.signature.reader_error) << "\n";
   }
-  if (!args.quiet) std::cerr << "written to " << base::terminal_safe(out.string()) << "\n";
+  if (!quiet) std::cerr << "written to " << base::terminal_safe(out.string()) << "\n";
   if (result.stopped) {
-    std::cerr << "stguard hunt: stopped by " << conf::signal_name(conf::stop_signal())
+    // Not raised again: the findings are written, and the status says which
+    // signal stopped the hunt.
+    std::cerr << stopped_text("hunt", session.stop_signal())
               << "; the buckets are written unminimised\n";
-    return 128 + conf::stop_signal();
+    return 128 + session.stop_signal();
   }
   return result.buckets.empty() ? kExitOk : kExitFailed;
 }
@@ -471,17 +439,11 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
   app.add_option("--seconds", args->seconds);
   app.add_option("--runs", args->runs);
   app.add_option("--seed", args->seed);
-  app.add_option("-j,--jobs", args->jobs);
   app.add_flag("--from-valid", args->from_valid)->disable_flag_override();
   app.add_option("--out", args->out);
-  app.add_option("--corpus", args->corpus);
-  app.add_option("--data-dir", args->data_dir);
-  app.add_option("--timeout", args->timeout);
-  app.add_option("--memory-mb", args->memory_mb);
   app.add_option("--minimise-runs", args->minimise_runs);
   app.add_option("--minimise-seconds", args->minimise_seconds);
-  app.add_flag("--no-persistent", args->no_persistent)->disable_flag_override();
-  app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
+  add_run_options(app, args->run);
   command.run = [&command, args] { return run_hunt_command(command, *args); };
 
   Command& promote = commands.add(app, "promote", "append findings to a corpus recipe group",

@@ -1,4 +1,4 @@
-// cli/reader_args.cc: reader and limit options shared by `stguard conform`
+// cli/reader_args.cc: reader and run options shared by `stguard conform`
 // and `stguard hunt` (reader_args.h).
 #include "reader_args.h"
 
@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "conformance/runner/reader.h"
 #include "conformance/writers/writer_run.h"
+#include "data_dir.h"
 
 namespace stguard::cli {
 
@@ -95,6 +96,91 @@ base::Result<std::uint64_t> parse_memory_mb(const std::string& text) {
                       "'");
   }
   return *mb;
+}
+
+void add_run_options(CLI::App& app, RunArgs& args) {
+  app.add_option("--data-dir", args.data_dir);
+  app.add_option("--corpus", args.corpus);
+  app.add_option("-j,--jobs", args.jobs);
+  app.add_option("--timeout", args.timeout);
+  app.add_option("--memory-mb", args.memory_mb);
+  app.add_flag("--no-persistent", args.no_persistent)->disable_flag_override();
+  app.add_flag("-q,--quiet", args.quiet)->disable_flag_override();
+}
+
+base::Result<RunLimits> run_limits(const RunArgs& args) {
+  RunLimits run;
+  if (args.jobs) {
+    const base::Result<unsigned> jobs = parse_jobs(*args.jobs);
+    if (!jobs) return jobs.error();
+    run.jobs = *jobs;
+  }
+  if (args.timeout) {
+    const base::Result<std::chrono::milliseconds> timeout = parse_timeout(*args.timeout);
+    if (!timeout) return timeout.error();
+    run.limits.timeout = *timeout;
+  }
+  std::uint64_t memory_mb = 2048;
+  if (args.memory_mb) {
+    const base::Result<std::uint64_t> parsed = parse_memory_mb(*args.memory_mb);
+    if (!parsed) return parsed.error();
+    memory_mb = *parsed;
+  }
+  run.limits.address_space_bytes = memory_mb << 20;
+  return run;
+}
+
+base::Result<conf::ReaderSpec> reader_spec(const ReaderChoice& choice, const fs::path& adapters) {
+  base::Result<conf::ReaderSpec> spec = base::fail("");
+  if (choice.kind == ReaderChoice::Kind::kAdapter) {
+    spec = conf::reader_from_command(
+        choice.value, choice.name,
+        choice.plain ? conf::AdapterMode::kPlain : conf::AdapterMode::kJson);
+  } else if (const base::Result<fs::path> dir = reader_dir(choice.value, adapters, choice.writer)) {
+    spec =
+        conf::load_reader_dir(*dir, self_executable(),
+                              choice.writer ? conf::kWriterJson : std::string_view("reader.json"));
+  } else {
+    spec = dir.error();
+  }
+  if (spec) spec->writer = choice.writer;
+  return spec;
+}
+
+base::Result<void> check_reader_name(const conf::ReaderSpec& spec,
+                                     std::span<const conf::ReaderSpec> earlier) {
+  if (!conf::valid_reader_name(spec.name)) {
+    return base::fail("reader name '" + base::terminal_safe(spec.name) +
+                      "' must be 1-64 characters of A-Z a-z 0-9 . _ + - (use --name)");
+  }
+  for (const conf::ReaderSpec& other : earlier) {
+    if (other.name == spec.name)
+      return base::fail("two readers named '" + spec.name + "' (use --name)");
+  }
+  return {};
+}
+
+base::Result<void> check_adapter_runs(const ReaderChoice& choice, const conf::ReaderSpec& spec) {
+  if (choice.kind != ReaderChoice::Kind::kAdapter ||
+      conf::resolve_executable(spec.command.front(), spec.working_dir)) {
+    return {};
+  }
+  return base::fail((choice.writer ? "--writer: " : "--adapter: ") +
+                    why_not_executable(spec.command.front(), spec.working_dir));
+}
+
+std::string version_text(const conf::ReaderProbe& probe) {
+  return probe.version.empty() ? "" : " (" + base::terminal_safe(probe.version) + ")";
+}
+
+std::string persistent_text(std::size_t adapter_starts) {
+  return "persistent, " + std::to_string(adapter_starts) + " adapter start" +
+         (adapter_starts == 1 ? "" : "s");
+}
+
+std::string stopped_text(std::string_view command, int signal_number) {
+  return "stguard " + std::string(command) + ": stopped by " +
+         std::string(conf::signal_name(signal_number));
 }
 
 }  // namespace stguard::cli

@@ -1,16 +1,27 @@
 // cli/reader_args.h: what `stguard conform` and `stguard hunt` share on their
-// command lines: finding a --reader directory, explaining an --adapter that
-// cannot run, and the limit options (-j, --timeout, --memory-mb).
+// command lines and around the readers they name: the run options (-j,
+// --timeout, --memory-mb, --no-persistent, -q, --data-dir, --corpus), turning
+// an --adapter, --reader, --writer or --writer-dir into a reader spec (a
+// bundled reader by name, an --adapter that cannot run explained), and the
+// words both print about a reader. The run itself and its stop handling are
+// the runner's (conformance/runner/grader.h, session.h).
 #ifndef STGUARD_CLI_READER_ARGS_H_
 #define STGUARD_CLI_READER_ARGS_H_
 
+#include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "base/failure.h"
+#include "conformance/runner/process.h"
+#include "conformance/runner/reader.h"
+#include "conformance/runner/runner.h"
 
 namespace stguard::cli {
 
@@ -31,6 +42,59 @@ base::Result<unsigned> parse_jobs(const std::string& text);
 base::Result<std::chrono::milliseconds> parse_timeout(const std::string& text);
 // --memory-mb: 0 (no limit) to 2^30.
 base::Result<std::uint64_t> parse_memory_mb(const std::string& text);
+
+// The options both commands take, as CLI11 fills them.
+struct RunArgs {
+  std::optional<std::string> data_dir;
+  std::optional<std::string> corpus;
+  std::optional<std::string> jobs;
+  std::optional<std::string> timeout;
+  std::optional<std::string> memory_mb;
+  bool no_persistent = false;
+  bool quiet = false;
+};
+
+// Declares --data-dir, --corpus, -j/--jobs, --timeout, --memory-mb,
+// --no-persistent and -q/--quiet on `app`.
+void add_run_options(CLI::App& app, RunArgs& args);
+
+struct RunLimits {
+  unsigned jobs = 0;                  // 0: one per CPU
+  conformance::ProcessLimits limits;  // --timeout [10 s], --memory-mb [2048]
+};
+
+// -j, --timeout and --memory-mb, checked in that order.
+base::Result<RunLimits> run_limits(const RunArgs& args);
+
+// A reader as the command line names it: an adapter command (--adapter, with
+// the --name and --plain after it, or --writer) or a reader or writer
+// directory (--reader, --writer-dir: a path, or a bundled one's name).
+struct ReaderChoice {
+  enum class Kind { kAdapter, kDir };
+  Kind kind = Kind::kAdapter;
+  std::string value;  // the command or the directory
+  std::string name;   // --name; empty: the command's file name
+  bool plain = false;
+  bool writer = false;
+};
+
+// The reader `choice` names; `adapters` is the bundled readers' directory
+// (empty when there is none), where a NAME is looked up.
+base::Result<conformance::ReaderSpec> reader_spec(const ReaderChoice& choice,
+                                                  const std::filesystem::path& adapters);
+// A name the reports can use, and none of `earlier` has.
+base::Result<void> check_reader_name(const conformance::ReaderSpec& spec,
+                                     std::span<const conformance::ReaderSpec> earlier);
+// An adapter command's first word names something that can run.
+base::Result<void> check_adapter_runs(const ReaderChoice& choice,
+                                      const conformance::ReaderSpec& spec);
+
+// " (VERSION)" after a reader's name, or nothing when it has no version.
+std::string version_text(const conformance::ReaderProbe& probe);
+// "persistent, N adapter start(s)": how a persistent reader was driven.
+std::string persistent_text(std::size_t adapter_starts);
+// "stguard COMMAND: stopped by SIGNAL", the start of the line a stop ends with.
+std::string stopped_text(std::string_view command, int signal_number);
 
 }  // namespace stguard::cli
 

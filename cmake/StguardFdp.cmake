@@ -1,5 +1,7 @@
-# fuzzer/FuzzedDataProvider.h for the structured generator (mutate/) and the
-# harnesses that use it directly: sets STGUARD_HAVE_FDP and defines the
+# fuzzer/FuzzedDataProvider.h for the fuzz harnesses that use it (those whose
+# line in fuzz/harnesses.txt says fdp) and for the test that checks the
+# structured generator's ChoiceReader against it (tests/hunt/); nothing else
+# needs it. Sets STGUARD_HAVE_FDP and defines the
 # INTERFACE target stguard_fdp carrying its include directory (SYSTEM: its
 # warnings are not ours). Included from more than one directory; the first
 # inclusion does the work.

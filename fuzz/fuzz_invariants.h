@@ -16,13 +16,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "conformance/mutate/format_math.h"
 #include "stguard/stguard.h"
 
 namespace stguard_fuzz {
@@ -37,33 +37,12 @@ inline void check(bool ok, const char* what) {
   if (!ok) fail(what);
 }
 
-// The harnesses are clients of the library and keep their own reading of the
-// length prefix on purpose, by bytes: an oracle that shared the parser's
-// loader (parser/src/little_endian.h) would share its bugs.
-inline std::uint64_t load_le64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
-// Bytes of a tensor from its dtype and shape, or nullopt when the count
-// overflows u64. A zero dimension makes the count zero whatever the others.
-// Written independently of the parser's size rules (parser/src/sizes.h) on
-// purpose: it checks them, and only what an accepted header must satisfy.
-inline std::optional<std::uint64_t> expected_bytes(const stguard::TensorInfo& t) {
-  std::uint64_t elements = 1;
-  bool overflow = false;
-  for (std::uint64_t d : t.shape) {
-    if (d == 0) return 0;
-    if (elements > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
-    elements *= d;  // unsigned: wraps harmlessly when overflow is already set
-  }
-  if (overflow) return std::nullopt;
-  const std::uint64_t bits = stguard::dtype_bits(t.dtype);
-  if (elements > std::numeric_limits<std::uint64_t>::max() / bits) return std::nullopt;
-  if (elements * bits % 8 != 0) return std::nullopt;
-  return elements * bits / 8;
-}
+// The length prefix and a tensor's byte size, read with the generators' own
+// arithmetic (conformance/mutate/format_math.h), which is written apart
+// from the parser's on purpose: an oracle that shared the parser's code
+// would share its bugs. It checks only what an accepted header must satisfy.
+using stguard::mutate::expected_bytes;
+using stguard::mutate::load_le64;
 
 // An accepted header describes exactly the input it came from.
 inline void check_accepted(const stguard::Header& h, const std::uint8_t* data, std::size_t size) {

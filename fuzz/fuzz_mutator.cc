@@ -1,6 +1,6 @@
 // Every invariant (stguard_fuzz::check_all: fuzz_parse's checks plus the
 // validate_header and prefix-only cross-checks) behind a structure-aware
-// custom mutator, the token-level mutator of mutate/token_mutator.h (shared
+// custom mutator, the token-level mutator of conformance/mutate/token_mutator.h (shared
 // with `stguard hunt`).
 //
 // Raw byte mutation mostly breaks the length prefix or the JSON syntax, so
@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "conformance/mutate/token_mutator.h"
 #include "fuzz_invariants.h"
-#include "mutate/token_mutator.h"
 
 extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size)
     __attribute__((weak));

@@ -1,4 +1,4 @@
-// Generator harness: the structured generator (mutate/structured.h, shared
+// Generator harness: the structured generator (conformance/mutate/structured.h, shared
 // with `stguard hunt`) turns the input into a header (tensor names, dtypes,
 // shapes, field order, metadata, padding) and, now and then, one or more
 // faults (duplicate names, gaps, overlaps, swapped offsets, zero and huge
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "conformance/mutate/structured.h"
 #include "fuzz_invariants.h"
-#include "mutate/structured.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const stguard::mutate::StructuredFile generated =

@@ -2,13 +2,12 @@
 #include "conformance/runner/runner.h"
 
 #include <algorithm>
-#include <atomic>
+#include <memory>
 #include <mutex>
 
 #include "base/parallel.h"
 #include "conformance/runner/cleanup.h"
-#include "conformance/runner/grade.h"
-#include "conformance/runner/persistent.h"
+#include "conformance/runner/grader.h"
 
 namespace stguard::conformance {
 
@@ -60,78 +59,19 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
   return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
 }
 
-ProcessLimits limits_for_mode(ProcessLimits limits, AdapterMode mode) {
-  // Plain mode grades the exit status alone: its stdout is no answer, and
-  // stopping it at the cap would change the grade.
-  if (mode == AdapterMode::kPlain) limits.stop_at_stdout_cap = false;
-  return limits;
-}
-
-CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
-                         const ProcessLimits& limits, bool* interrupted) {
-  std::vector<std::string> argv = spec.command;
-  argv.push_back(file.string());
-  const ProcessResult process =
-      run_process(argv, spec.working_dir, limits_for_mode(limits, spec.mode));
-  *interrupted = process.status == ProcessResult::Status::kInterrupted;
-  if (*interrupted) return {};
-  return grade_case(c, spec.mode, process, limits);
-}
-
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options) {
   ReaderRun run;
   run.name = spec.name;
-  run.command = command_text(spec.command);
   run.mode = spec.mode == AdapterMode::kJson ? "json" : "plain";
-  run.results.resize(cases.size());
-  run.cases_planned = cases.size();
+  const std::unique_ptr<Grader> grader = make_grader(spec, options.limits, options.persistent);
+  run.persistent = grader->persistent();
+  run.command = command_text(run.persistent ? spec.persistent_command : spec.command);
   const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
-  std::mutex report_mutex;
-  std::size_t done = 0;
-  // Grades one finished run; false for one cut short by a stop request
-  // (not graded: the run is incomplete and says so).
-  const auto record = [&](std::size_t index, const ProcessResult& process) {
-    if (process.status == ProcessResult::Status::kInterrupted) return;
-    CaseResult result = grade_case(cases[index], spec.mode, process, options.limits);
-    if (options.expectations != nullptr) options.expectations->apply(spec.name, result);
-    const std::lock_guard<std::mutex> lock(report_mutex);
-    run.results[index] = std::move(result);
-    ++done;
-    if (options.on_result) options.on_result(run.results[index], done, cases.size());
-  };
-  const bool persistent = options.persistent && spec.has_persistent_mode();
-  if (persistent) {
-    run.command = command_text(spec.persistent_command);
-    run.persistent = true;
-    // `jobs` adapters, each taking the next case as soon as it answered.
-    const unsigned workers = base::effective_jobs(options.jobs, cases.size());
-    std::atomic<std::size_t> next{0};
-    base::parallel_for_each(workers, {.jobs = workers}, [&](std::size_t) {
-      PersistentReader reader(spec.persistent_command, spec.working_dir, options.limits);
-      for (std::size_t index = next++; index < cases.size(); index = next++) {
-        if (stop_signal() != 0) return;
-        record(index, reader.answer(corpus / cases[index].file));
-      }
-      const std::lock_guard<std::mutex> lock(report_mutex);
-      run.adapter_starts += reader.starts();
-    });
-  } else {
-    base::parallel_for_each(cases.size(), {.jobs = options.jobs}, [&](std::size_t index) {
-      // After a stop request no case starts.
-      if (stop_signal() != 0) return;
-      std::vector<std::string> argv = spec.command;
-      argv.push_back((corpus / cases[index].file).string());
-      record(index,
-             run_process(argv, spec.working_dir, limits_for_mode(options.limits, spec.mode)));
-    });
-  }
-  if (stop_signal() != 0) {
-    run.interrupted = true;
-    std::erase_if(run.results, [](const CaseResult& r) { return r.case_id.empty(); });
-  }
-  std::sort(run.results.begin(), run.results.end(),
-            [](const CaseResult& a, const CaseResult& b) { return a.case_id < b.case_id; });
+  run_cases(run, cases.size(), options, [&](std::size_t index) {
+    return grader->grade(cases[index], corpus / cases[index].file);
+  });
+  run.adapter_starts = grader->adapter_starts();
   return run;
 }
 

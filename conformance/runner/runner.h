@@ -4,10 +4,12 @@
 //   options.jobs = 2;
 //   ReaderRun run = run_reader(spec, corpus_dir, manifest.cases, options);
 //
-// Each case is one adapter process under ProcessLimits (process.h), run
-// `jobs` at a time, or, for a reader with a persistent command, one of
-// `jobs` persistent adapters (persistent.h) answers it; results come back sorted by case id
-// whatever the finishing order, so reports are deterministic.
+// Each case goes through the reader's Grader (grader.h, the one the hunt
+// uses too): one adapter process under ProcessLimits (process.h) per case,
+// `jobs` at a time, or, for a reader with a persistent command, one of at
+// most `jobs` persistent adapters (persistent.h) answers it; results come
+// back sorted by case id whatever the finishing order, so reports are
+// deterministic.
 #ifndef STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
 #define STGUARD_CONFORMANCE_RUNNER_RUNNER_H_
 
@@ -56,19 +58,12 @@ ReaderProbe probe_reader(const ReaderSpec& spec);
 bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::string* log);
 
 // Runs every case of `cases` (entries of the manifest in `corpus_dir`; the
-// adapter gets the absolute path of each case's file) through the reader and
-// grades it. The result carries the reader's name, mode and command; version
+// adapter gets the absolute path of each case's file) through the reader's
+// grader (make_grader: persistent when options.persistent and the reader
+// declares it) and grades it. The result carries the reader's name, mode and command; version
 // and skip state are the caller's (see probe_reader).
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options);
-
-// Runs the reader's adapter once on `file` (an absolute path) under `limits`
-// and grades its answer against `c` (grade.h). The one way a file goes
-// through a reader: run_reader calls it per case, `stguard hunt` per
-// generated file. A run cut short by a stop request (cleanup.h) comes back
-// with `*interrupted` set and is not graded.
-CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::filesystem::path& file,
-                         const ProcessLimits& limits, bool* interrupted);
 
 // The parallel part of run_reader, shared with the writer runner
 // (conformance/writers/writer_run.h): calls grade_one(index) for each of
@@ -79,10 +74,6 @@ CaseResult run_and_grade(const ReaderSpec& spec, const Case& c, const std::files
 // and the results end sorted by case id.
 void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
                const std::function<std::optional<CaseResult>(std::size_t)>& grade_one);
-
-// `limits` as a reader in `mode` runs under: plain mode reads stdout past
-// the cap (ProcessLimits::stop_at_stdout_cap off), since it is no answer.
-ProcessLimits limits_for_mode(ProcessLimits limits, AdapterMode mode);
 
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).

@@ -19,6 +19,7 @@
 #include "conformance/model/manifest.h"
 #include "conformance/runner/expectations.h"
 #include "conformance/runner/grade.h"
+#include "conformance/runner/grader.h"
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/selection.h"
@@ -462,19 +463,19 @@ TEST(ConformProcess, AnEndlessAnswerIsAProtocolErrorAtTheCap) {
   spec.name = "endless";
   spec.command = {STGUARD_FAKE_READER_PATH, "endless-flood"};
   spec.working_dir = std::filesystem::current_path();
-  bool interrupted = false;
-  const conf::CaseResult r =
-      conf::run_and_grade(spec, make_case(Verdict::kReject), "/nonexistent", limits, &interrupted);
-  EXPECT_EQ(r.grade, Grade::kProtocolError) << r.detail;
-  EXPECT_NE(r.detail.find("exceeded 16777216 bytes"), std::string::npos) << r.detail;
+  const std::optional<conf::CaseResult> r =
+      conf::ProcessGrader(spec, limits).grade(make_case(Verdict::kReject), "/nonexistent");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->grade, Grade::kProtocolError) << r->detail;
+  EXPECT_NE(r->detail.find("exceeded 16777216 bytes"), std::string::npos) << r->detail;
   // Plain mode grades the exit status alone: stdout past the cap changes
   // nothing there (the fake reader's flood exits 0: accept).
   spec.command = {STGUARD_FAKE_READER_PATH, "flood"};
   spec.mode = conf::AdapterMode::kPlain;
-  EXPECT_EQ(
-      conf::run_and_grade(spec, make_case(Verdict::kAccept), "/nonexistent", limits, &interrupted)
-          .grade,
-      Grade::kPass);
+  const std::optional<conf::CaseResult> plain =
+      conf::ProcessGrader(spec, limits).grade(make_case(Verdict::kAccept), "/nonexistent");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->grade, Grade::kPass);
 }
 
 TEST(ConformProcess, StderrKeepsItsHeadAndTail) {

@@ -18,11 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "conformance/hunt/engine.h"
+#include "conformance/hunt/oracle.h"
+#include "conformance/hunt/signature.h"
+#include "conformance/runner/grader.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
-#include "hunt/engine.h"
-#include "hunt/oracle.h"
-#include "hunt/signature.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -69,7 +70,7 @@ TEST(HuntBundled, ASeededHuntAgainstSafetensorsNpmFindsReproducibleBuckets) {
   for (std::string line; std::getline(in, line);) findings.push_back(nlohmann::json::parse(line));
   ASSERT_FALSE(findings.empty());
 
-  hunt::PersistentGrader grader(*spec, conf::ProcessLimits{});
+  conf::PersistentGrader grader(*spec, conf::ProcessLimits{});
   for (const nlohmann::json& finding : findings) {
     SCOPED_TRACE(finding.dump());
     const fs::path file = out / finding["file"].get<std::string>();

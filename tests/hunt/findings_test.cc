@@ -1,8 +1,8 @@
 // tests/hunt/findings_test.cc: cases.txt stanzas round-trip through the
 // corpus generator (the recipe makes the same bytes, with stguard's verdicts,
 // reasons, offsets and expected tensors), findings.jsonl's fields, and
-// `promote` (hunt/findings.h).
-#include "hunt/findings.h"
+// `promote` (conformance/hunt/findings.h).
+#include "conformance/hunt/findings.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include "base/owned_dir.h"
 #include "conformance/generator/corpus.h"
 #include "conformance/generator/recipe.h"
-#include "hunt/oracle.h"
+#include "conformance/hunt/oracle.h"
 #include "tests/support/failure_of.h"
 #include "tests/support/file_builder.h"
 #include "tests/support/temp_dir.h"

@@ -1,6 +1,6 @@
-// tests/hunt/minimise_test.cc: delta debugging (hunt/minimise.h), with
+// tests/hunt/minimise_test.cc: delta debugging (conformance/hunt/minimise.h), with
 // stguard itself as the test: deterministic, budgeted, and small results.
-#include "hunt/minimise.h"
+#include "conformance/hunt/minimise.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // tests/hunt/mutate_test.cc: the generator and mutator shared by the fuzz
-// harnesses and the hunt (mutate/): deterministic, and they keep the length
+// harnesses and the hunt (conformance/mutate/): deterministic, and they keep the length
 // prefix in step with the header.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "mutate/structured.h"
-#include "mutate/token_mutator.h"
+#include "conformance/mutate/structured.h"
+#include "conformance/mutate/token_mutator.h"
 #include "stguard/stguard.h"
 #include "tests/support/file_builder.h"
 

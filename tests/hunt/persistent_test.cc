@@ -1,6 +1,6 @@
 // tests/hunt/persistent_test.cc: `stguard hunt` drives a reader whose
 // reader.json declares a "persistent_command" through long-running adapters
-// (hunt/engine.h, PersistentGrader), as `stguard conform` does, and
+// (conformance/runner/grader.h, PersistentGrader), as `stguard conform` does, and
 // --no-persistent goes back to one process per file.
 //
 // The fake reader's two commands answer differently on purpose, so the

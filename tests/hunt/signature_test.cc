@@ -1,6 +1,6 @@
 // tests/hunt/signature_test.cc: divergence kinds, the reader-error
-// normalisation, bucket names and the bucket table (hunt/signature.h).
-#include "hunt/signature.h"
+// normalisation, bucket names and the bucket table (conformance/hunt/signature.h).
+#include "conformance/hunt/signature.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // accepted headers the tensors and metadata, in both profiles, through
 // validate_header and parse_header. The inputs: every corpus file, every
 // fuzz regression, and 10,000 mutated corpus files (seeded: half token-level
-// edits from mutate/, half 1 to 3 random bytes changed, which break the
+// edits from conformance/mutate/, half 1 to 3 random bytes changed, which break the
 // UTF-8 and the strings where the vector kernels work). A path this CPU
 // lacks is skipped (the test says so), never run.
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "mutate/token_mutator.h"
+#include "conformance/mutate/token_mutator.h"
 #include "stguard/header.h"
 #include "stguard/simd.h"
 

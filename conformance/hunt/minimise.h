@@ -1,4 +1,4 @@
-// hunt/minimise.h: shrinks a file while a test on it keeps holding (for
+// conformance/hunt/minimise.h: shrinks a file while a test on it keeps holding (for
 // `stguard hunt`: while the reader's divergence keeps its signature).
 //
 //   std::vector<std::uint8_t> small = stguard::hunt::minimise(file, [&](auto bytes) {
@@ -16,8 +16,8 @@
 // the end) is shrunk by ddmin over its bytes as they are. Deterministic:
 // the same file and the same answers of the test give the same result. The
 // test is never called on the input itself (the caller knows it holds).
-#ifndef STGUARD_HUNT_MINIMISE_H_
-#define STGUARD_HUNT_MINIMISE_H_
+#ifndef STGUARD_CONFORMANCE_HUNT_MINIMISE_H_
+#define STGUARD_CONFORMANCE_HUNT_MINIMISE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -46,4 +46,4 @@ std::vector<std::string> header_tokens(std::string_view header);
 
 }  // namespace stguard::hunt
 
-#endif  // STGUARD_HUNT_MINIMISE_H_
+#endif  // STGUARD_CONFORMANCE_HUNT_MINIMISE_H_

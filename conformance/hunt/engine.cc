@@ -1,5 +1,5 @@
-// hunt/engine.cc: generation, grading, bucketing, minimisation (engine.h).
-#include "hunt/engine.h"
+// conformance/hunt/engine.cc: generation, grading, bucketing, minimisation (engine.h).
+#include "conformance/hunt/engine.h"
 
 #include <chrono>
 #include <mutex>
@@ -10,13 +10,11 @@
 #include "base/file_io.h"
 #include "base/output.h"
 #include "base/parallel.h"
+#include "conformance/hunt/minimise.h"
+#include "conformance/hunt/oracle.h"
+#include "conformance/mutate/structured.h"
+#include "conformance/mutate/token_mutator.h"
 #include "conformance/runner/cleanup.h"
-#include "conformance/runner/grade.h"
-#include "conformance/runner/runner.h"
-#include "hunt/minimise.h"
-#include "hunt/oracle.h"
-#include "mutate/structured.h"
-#include "mutate/token_mutator.h"
 
 namespace stguard::hunt {
 namespace {
@@ -75,45 +73,6 @@ double since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-std::optional<conformance::CaseResult> ProcessGrader::grade(const conformance::Case& expected,
-                                                            const fs::path& file) {
-  bool interrupted = false;
-  conformance::CaseResult result =
-      conformance::run_and_grade(spec_, expected, file, limits_, &interrupted);
-  if (interrupted) return std::nullopt;
-  return result;
-}
-
-std::optional<conformance::CaseResult> PersistentGrader::grade(const conformance::Case& expected,
-                                                               const fs::path& file) {
-  std::unique_ptr<conformance::PersistentReader> reader;
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (!idle_.empty()) {
-      reader = std::move(idle_.back());
-      idle_.pop_back();
-    }
-  }
-  if (!reader) {
-    reader = std::make_unique<conformance::PersistentReader>(spec_.persistent_command,
-                                                             spec_.working_dir, limits_);
-  }
-  const conformance::ProcessResult process = reader->answer(file);
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    idle_.push_back(std::move(reader));
-  }
-  if (process.status == conformance::ProcessResult::Status::kInterrupted) return std::nullopt;
-  return conformance::grade_case(expected, conformance::AdapterMode::kJson, process, limits_);
-}
-
-std::size_t PersistentGrader::adapter_starts() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  std::size_t starts = 0;
-  for (const auto& reader : idle_) starts += reader->starts();
-  return starts;
-}
-
 SeedPool make_seed_pool(std::vector<std::vector<std::uint8_t>> corpus_files, std::uint64_t seed) {
   SeedPool pool;
   for (std::vector<std::uint8_t>& file : corpus_files) {
@@ -154,7 +113,7 @@ std::vector<std::uint8_t> make_candidate(const SeedPool& pool, std::uint64_t see
   return file;
 }
 
-HuntResult run_hunt(FileGrader& grader, const SeedPool& pool, const HuntOptions& options) {
+HuntResult run_hunt(conformance::Grader& grader, const SeedPool& pool, const HuntOptions& options) {
   HuntResult result;
   Buckets buckets;
   const auto start = std::chrono::steady_clock::now();

@@ -1,4 +1,4 @@
-// mutate/token_mutator.h: the token-level mutator behind the fuzz_mutator
+// conformance/mutate/token_mutator.h: the token-level mutator behind the fuzz_mutator
 // harness (its LLVMFuzzerCustomMutator) and `stguard hunt`.
 //
 // Raw byte mutation mostly breaks the length prefix or the JSON syntax, so
@@ -12,8 +12,8 @@
 //   std::vector<std::uint8_t> edited = stguard::mutate::mutate_copy(file, seed);
 //
 // Deterministic: the same bytes, room and seed give the same result.
-#ifndef STGUARD_MUTATE_TOKEN_MUTATOR_H_
-#define STGUARD_MUTATE_TOKEN_MUTATOR_H_
+#ifndef STGUARD_CONFORMANCE_MUTATE_TOKEN_MUTATOR_H_
+#define STGUARD_CONFORMANCE_MUTATE_TOKEN_MUTATOR_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -50,4 +50,4 @@ std::vector<std::uint8_t> mutate_layout(std::span<const std::uint8_t> input, uns
 
 }  // namespace stguard::mutate
 
-#endif  // STGUARD_MUTATE_TOKEN_MUTATOR_H_
+#endif  // STGUARD_CONFORMANCE_MUTATE_TOKEN_MUTATOR_H_

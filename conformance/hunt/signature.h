@@ -1,4 +1,4 @@
-// hunt/signature.h: what kind of divergence a reader's answer is, and the
+// conformance/hunt/signature.h: what kind of divergence a reader's answer is, and the
 // signature that puts divergences into buckets.
 //
 //   std::optional<Divergence> d = divergence_of(grade);      // nullopt: agrees
@@ -15,8 +15,8 @@
 // tensor names and metadata keys blanked), and a crash is keyed by where it
 // happened (the sanitizer's bug type and top frames, or else the signal or
 // exit status), not by what stguard thinks of the file.
-#ifndef STGUARD_HUNT_SIGNATURE_H_
-#define STGUARD_HUNT_SIGNATURE_H_
+#ifndef STGUARD_CONFORMANCE_HUNT_SIGNATURE_H_
+#define STGUARD_CONFORMANCE_HUNT_SIGNATURE_H_
 
 #include <cstdint>
 #include <map>
@@ -26,8 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "conformance/hunt/oracle.h"
 #include "conformance/runner/results.h"
-#include "hunt/oracle.h"
 
 namespace stguard::hunt {
 
@@ -139,4 +139,4 @@ class Buckets {
 
 }  // namespace stguard::hunt
 
-#endif  // STGUARD_HUNT_SIGNATURE_H_
+#endif  // STGUARD_CONFORMANCE_HUNT_SIGNATURE_H_

@@ -1,5 +1,5 @@
-// hunt/signature.cc: divergence kinds, signatures, buckets (signature.h).
-#include "hunt/signature.h"
+// conformance/hunt/signature.cc: divergence kinds, signatures, buckets (signature.h).
+#include "conformance/hunt/signature.h"
 
 #include <algorithm>
 #include <set>

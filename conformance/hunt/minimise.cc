@@ -1,6 +1,6 @@
-// hunt/minimise.cc: delta debugging over header tokens and data bytes
+// conformance/hunt/minimise.cc: delta debugging over header tokens and data bytes
 // (minimise.h).
-#include "hunt/minimise.h"
+#include "conformance/hunt/minimise.h"
 
 #include <algorithm>
 #include <optional>

@@ -1,9 +1,8 @@
-// mutate/structured.cc: the structured generator (structured.h). The
-// choices are read with libFuzzer's FuzzedDataProvider, exactly as the
-// fuzz_structured harness always has, so a fuzz input still makes the same file.
-#include "mutate/structured.h"
-
-#include <fuzzer/FuzzedDataProvider.h>
+// conformance/mutate/structured.cc: the structured generator (structured.h).
+// The choices are read by ChoiceReader exactly as libFuzzer's
+// FuzzedDataProvider read them when the fuzz_structured harness had this
+// code, so a fuzz input still makes the same file.
+#include "conformance/mutate/structured.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -17,7 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "fuzz/fuzz_invariants.h"
+#include "conformance/mutate/choice_reader.h"
+#include "conformance/mutate/format_math.h"
 
 namespace stguard::mutate {
 namespace {
@@ -26,14 +26,14 @@ constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 // Data buffers stay small; a declared size above this is left out of bounds.
 constexpr std::uint64_t kMaxData = 4096;
 
-void append_escaped(std::string& out, std::string_view raw, FuzzedDataProvider& fdp) {
+void append_escaped(std::string& out, std::string_view raw, ChoiceReader& choices) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (char c : raw) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (u < 0x20 || (u < 0x80 && fdp.ConsumeIntegralInRange<int>(0, 15) == 0)) {
+    } else if (u < 0x20 || (u < 0x80 && choices.integer_in_range<int>(0, 15) == 0)) {
       // \u00XX only for ASCII: for a byte of a multi-byte sequence it would
       // name a different character.
       out += "\\u00";
@@ -45,17 +45,17 @@ void append_escaped(std::string& out, std::string_view raw, FuzzedDataProvider& 
   }
 }
 
-std::string make_name(FuzzedDataProvider& fdp, FaultPlan& plan, std::string& raw) {
+std::string make_name(ChoiceReader& choices, FaultPlan& plan, std::string& raw) {
   static constexpr std::string_view kPool[] = {"a",        "b", "weight", "layer.0.bias",
                                                "\xc3\xa9", "",  "x y",    "\xf0\x9f\x98\x80"};
-  const int pick = fdp.ConsumeIntegralInRange<int>(0, 10);
+  const int pick = choices.integer_in_range<int>(0, 10);
   if (pick < 8) {
     raw = std::string(kPool[pick]);
   } else if (pick == 8) {
     raw = "__metadata__";  // a tensor with the reserved name
     plan.both();
   } else {
-    const std::string bytes = fdp.ConsumeRandomLengthString(12);
+    const std::string bytes = choices.string_up_to(12);
     raw.clear();
     for (char c : bytes) {
       const auto u = static_cast<unsigned char>(c);
@@ -68,17 +68,17 @@ std::string make_name(FuzzedDataProvider& fdp, FaultPlan& plan, std::string& raw
     }
   }
   std::string out = "\"";
-  append_escaped(out, raw, fdp);
+  append_escaped(out, raw, choices);
   out += '"';
   return out;
 }
 
-std::uint64_t make_dim(FuzzedDataProvider& fdp) {
+std::uint64_t make_dim(ChoiceReader& choices) {
   static constexpr std::uint64_t kBig[] = {0,           1ULL << 32,  1ULL << 53, 1ULL << 63,
                                            kU64Max / 2, kU64Max - 1, kU64Max};
-  if (fdp.ConsumeIntegralInRange<int>(0, 7) != 0)
-    return fdp.ConsumeIntegralInRange<std::uint64_t>(0, 9);
-  return kBig[fdp.ConsumeIntegralInRange<std::size_t>(0, std::size(kBig) - 1)];
+  if (choices.integer_in_range<int>(0, 7) != 0)
+    return choices.integer_in_range<std::uint64_t>(0, 9);
+  return kBig[choices.integer_in_range<std::size_t>(0, std::size(kBig) - 1)];
 }
 
 std::string u64_list(const std::vector<std::uint64_t>& v) {
@@ -92,38 +92,38 @@ std::string u64_list(const std::vector<std::uint64_t>& v) {
 
 }  // namespace
 
-StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
-  FuzzedDataProvider fdp(choices.data(), choices.size());
+StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
+  ChoiceReader choices(choice_bytes);
   StructuredFile out;
   FaultPlan& plan = out.plan;
   const std::span<const stguard::Dtype> dtypes = stguard::all_dtypes();
 
   // Tensors: names, dtypes, shapes.
-  std::vector<PlannedTensor> tensors(fdp.ConsumeIntegralInRange<std::size_t>(0, 6));
+  std::vector<PlannedTensor> tensors(choices.integer_in_range<std::size_t>(0, 6));
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     PlannedTensor& t = tensors[i];
-    t.json_name = make_name(fdp, plan, t.name);
+    t.json_name = make_name(choices, plan, t.name);
     for (std::size_t j = 0; j < i; ++j) {
       // strict: DUPLICATE_KEY; reference: the last wins, and what that does
       // to the layout depends.
       if (tensors[j].name == t.name) plan.strict_fault = plan.unknown = true;
     }
-    if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) {
+    if (choices.integer_in_range<int>(0, 31) == 0) {
       static constexpr std::string_view kBad[] = {"\"f32\"", "\"F31\"", "\"\"",     "\"BOOL \"",
                                                   "32",      "null",    "[\"F32\"]"};
-      t.dtype_json = std::string(kBad[fdp.ConsumeIntegralInRange<std::size_t>(0, 6)]);
+      t.dtype_json = std::string(kBad[choices.integer_in_range<std::size_t>(0, 6)]);
       plan.both();
     } else {
-      t.dtype = dtypes[fdp.ConsumeIntegralInRange<std::size_t>(0, dtypes.size() - 1)];
+      t.dtype = dtypes[choices.integer_in_range<std::size_t>(0, dtypes.size() - 1)];
       t.dtype_json = "\"" + std::string(stguard::dtype_name(*t.dtype)) + "\"";
     }
-    t.shape.resize(fdp.ConsumeIntegralInRange<std::size_t>(0, 4));
-    for (std::uint64_t& d : t.shape) d = make_dim(fdp);
+    t.shape.resize(choices.integer_in_range<std::size_t>(0, 4));
+    for (std::uint64_t& d : t.shape) d = make_dim(choices);
     if (t.dtype) {
       stguard::TensorInfo info;
       info.dtype = *t.dtype;
       info.shape = t.shape;
-      t.bytes = stguard_fuzz::expected_bytes(info);
+      t.bytes = expected_bytes(info);
       // A product of non-zero dims that overflows is refused by strict even
       // when a zero dim makes the size 0; reference then depends on where the
       // zero is, so only strict is predicted. (The harness predicts verdicts
@@ -152,12 +152,12 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
   std::vector<std::size_t> order(tensors.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (std::size_t i = order.size(); i > 1; --i) {
-    std::swap(order[i - 1], order[fdp.ConsumeIntegralInRange<std::size_t>(0, i - 1)]);
+    std::swap(order[i - 1], order[choices.integer_in_range<std::size_t>(0, i - 1)]);
   }
   std::uint64_t cursor = 0;
   for (std::size_t i : order) {
     PlannedTensor& t = tensors[i];
-    const std::uint64_t n = t.bytes.value_or(fdp.ConsumeIntegralInRange<std::uint64_t>(0, 16));
+    const std::uint64_t n = t.bytes.value_or(choices.integer_in_range<std::uint64_t>(0, 16));
     t.begin = cursor;
     if (n > kMaxData - cursor) {
       // Declared but not materialised: out of bounds (or overlapping).
@@ -169,15 +169,15 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
     }
   }
   std::uint64_t data_len = cursor;
-  if (!tensors.empty() && fdp.ConsumeIntegralInRange<int>(0, 3) == 0) {
-    PlannedTensor& t = tensors[fdp.ConsumeIntegralInRange<std::size_t>(0, tensors.size() - 1)];
-    switch (fdp.ConsumeIntegralInRange<int>(0, 4)) {
+  if (!tensors.empty() && choices.integer_in_range<int>(0, 3) == 0) {
+    PlannedTensor& t = tensors[choices.integer_in_range<std::size_t>(0, tensors.size() - 1)];
+    switch (choices.integer_in_range<int>(0, 4)) {
       case 0:  // shift the whole range
         t.begin += 1;
         t.end += 1;
         break;
       case 1:  // one byte short or long
-        t.end += fdp.ConsumeBool() ? 1 : kU64Max;
+        t.end += choices.boolean() ? 1 : kU64Max;
         break;
       case 2:
         std::swap(t.begin, t.end);
@@ -187,14 +187,14 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
         t.end = tensors[0].end;
         break;
       default:
-        t.begin = fdp.ConsumeIntegral<std::uint64_t>();
-        t.end = fdp.ConsumeIntegral<std::uint64_t>();
+        t.begin = choices.integer<std::uint64_t>();
+        t.end = choices.integer<std::uint64_t>();
         break;
     }
     plan.unknown = true;  // may still be valid (zero-size tensors, aliasing self)
   }
-  if (fdp.ConsumeIntegralInRange<int>(0, 7) == 0) {
-    if (fdp.ConsumeBool()) {
+  if (choices.integer_in_range<int>(0, 7) == 0) {
+    if (choices.boolean()) {
       ++data_len;  // trailing byte
     } else if (data_len > 0) {
       --data_len;  // last tensor out of bounds
@@ -203,8 +203,8 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
   }
 
   // The JSON text.
-  const auto ws = [&fdp]() -> std::string_view {
-    switch (fdp.ConsumeIntegralInRange<int>(0, 15)) {
+  const auto ws = [&choices]() -> std::string_view {
+    switch (choices.integer_in_range<int>(0, 15)) {
       case 0:
         return " ";
       case 1:
@@ -214,7 +214,7 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
     }
   };
   std::string json;
-  if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) {
+  if (choices.integer_in_range<int>(0, 31) == 0) {
     json += ' ';  // strict: HEADER_BAD_START; reference skips it
     plan.strict_fault = true;
   }
@@ -227,14 +227,14 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
   };
 
   // Metadata goes first, last or between tensors.
-  const bool with_metadata = fdp.ConsumeBool();
-  const std::size_t metadata_at = fdp.ConsumeIntegralInRange<std::size_t>(0, tensors.size());
+  const bool with_metadata = choices.boolean();
+  const std::size_t metadata_at = choices.integer_in_range<std::size_t>(0, tensors.size());
   const auto emit_metadata = [&]() {
     comma();
     json += "\"__metadata__\":";
     json += ws();
-    if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) {
-      if (fdp.ConsumeBool()) {
+    if (choices.integer_in_range<int>(0, 31) == 0) {
+      if (choices.boolean()) {
         json += "null";  // strict refuses it; reference reads it as absent
         plan.strict_fault = true;
       } else {
@@ -244,31 +244,31 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
       return;
     }
     json += '{';
-    const std::size_t pairs = fdp.ConsumeIntegralInRange<std::size_t>(0, 3);
+    const std::size_t pairs = choices.integer_in_range<std::size_t>(0, 3);
     std::vector<std::string> keys;
     for (std::size_t p = 0; p < pairs; ++p) {
       if (p != 0) json += ',';
       std::string key;
       FaultPlan ignored;  // "__metadata__" is a fine metadata key
-      json += make_name(fdp, ignored, key);
+      json += make_name(choices, ignored, key);
       if (key.find('\0') != std::string::npos) plan.strict_fault = true;
       for (const std::string& k : keys) {
         if (k == key) plan.strict_fault = true;  // reference: last wins
       }
       keys.push_back(key);
       json += ':';
-      if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) {
+      if (choices.integer_in_range<int>(0, 31) == 0) {
         json += "1";
         plan.both();
       } else {
-        std::string value = fdp.ConsumeRandomLengthString(8);
-        if (fdp.ConsumeIntegralInRange<int>(0, 7) == 0) {
+        std::string value = choices.string_up_to(8);
+        if (choices.integer_in_range<int>(0, 7) == 0) {
           plan.unknown = true;  // raw bytes: may not be UTF-8, may hold U+0000
         } else {
           for (char& c : value) c = static_cast<char>(0x20 + static_cast<unsigned char>(c) % 95);
         }
         json += '"';
-        append_escaped(json, value, fdp);
+        append_escaped(json, value, choices);
         json += '"';
       }
     }
@@ -285,11 +285,11 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
     json += ws();
     std::string fields[3] = {"\"dtype\":" + t.dtype_json, "\"shape\":" + u64_list(t.shape),
                              "\"data_offsets\":" + u64_list({t.begin, t.end})};
-    const int rotate = fdp.ConsumeIntegralInRange<int>(0, 5);
+    const int rotate = choices.integer_in_range<int>(0, 5);
     if (rotate >= 3) std::swap(fields[0], fields[1]);
     std::swap(fields[0], fields[rotate % 3]);
     json += '{';
-    const int fault = fdp.ConsumeIntegralInRange<int>(0, 47);
+    const int fault = choices.integer_in_range<int>(0, 47);
     int emitted = 0;
     for (int f = 0; f < 3; ++f) {
       if (fault == 0 && f == 2) {  // missing field
@@ -309,9 +309,9 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
     json += '}';
   }
   json += '}';
-  const std::size_t padding = fdp.ConsumeIntegralInRange<std::size_t>(0, 7);
+  const std::size_t padding = choices.integer_in_range<std::size_t>(0, 7);
   json.append(padding, ' ');
-  if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) {
+  if (choices.integer_in_range<int>(0, 31) == 0) {
     json += '\n';  // strict: HEADER_BAD_PADDING; reference: whitespace
     plan.strict_fault = true;
   }
@@ -324,7 +324,7 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices) {
     n >>= 8;
   }
   std::copy(json.begin(), json.end(), file.begin() + 8);
-  const std::vector<std::uint8_t> fill = fdp.ConsumeRemainingBytes<std::uint8_t>();
+  const std::vector<std::uint8_t> fill = choices.rest();
   std::copy_n(fill.begin(), std::min<std::size_t>(fill.size(), static_cast<std::size_t>(data_len)),
               file.begin() + 8 + static_cast<std::ptrdiff_t>(json.size()));
 

@@ -1,6 +1,6 @@
-// hunt/findings.cc: findings.jsonl, findings/, cases.txt and promotion
+// conformance/hunt/findings.cc: findings.jsonl, findings/, cases.txt and promotion
 // (findings.h).
-#include "hunt/findings.h"
+#include "conformance/hunt/findings.h"
 
 #include <algorithm>
 #include <map>
@@ -15,7 +15,7 @@
 #include "base/owned_dir.h"
 #include "conformance/generator/corpus.h"
 #include "conformance/generator/recipe.h"
-#include "hunt/oracle.h"
+#include "conformance/hunt/oracle.h"
 #include "stguard/stguard.h"
 
 namespace stguard::hunt {

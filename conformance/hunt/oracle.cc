@@ -1,5 +1,5 @@
-// hunt/oracle.cc: stguard's verdicts as a gradable case (oracle.h).
-#include "hunt/oracle.h"
+// conformance/hunt/oracle.cc: stguard's verdicts as a gradable case (oracle.h).
+#include "conformance/hunt/oracle.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-// hunt/findings.h: what `stguard hunt` leaves in its output directory, and
+// conformance/hunt/findings.h: what `stguard hunt` leaves in its output directory, and
 // `stguard hunt promote`.
 //
 //   DIR/findings.jsonl     one JSON object per bucket: bucket, kind,
@@ -16,8 +16,8 @@
 //   auto report = write_findings(owned_dir, buckets, "safetensors-npm", runs);
 //   auto plan = promote(dir, recipes_dir, "hunt", {});   // every stanza
 //   if (plan) write_promotion(*plan);
-#ifndef STGUARD_HUNT_FINDINGS_H_
-#define STGUARD_HUNT_FINDINGS_H_
+#ifndef STGUARD_CONFORMANCE_HUNT_FINDINGS_H_
+#define STGUARD_CONFORMANCE_HUNT_FINDINGS_H_
 
 #include <cstdint>
 #include <filesystem>
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "base/owned_dir.h"
-#include "hunt/signature.h"
+#include "conformance/hunt/signature.h"
 
 namespace stguard::hunt {
 
@@ -83,4 +83,4 @@ base::Result<void> write_promotion(const PromotePlan& plan);
 
 }  // namespace stguard::hunt
 
-#endif  // STGUARD_HUNT_FINDINGS_H_
+#endif  // STGUARD_CONFORMANCE_HUNT_FINDINGS_H_

@@ -1,7 +1,7 @@
-// mutate/token_mutator.cc: the token-level mutator (token_mutator.h),
+// conformance/mutate/token_mutator.cc: the token-level mutator (token_mutator.h),
 // moved unchanged from the fuzz_mutator harness: the same input, seed and
 // fallback give the same output.
-#include "mutate/token_mutator.h"
+#include "conformance/mutate/token_mutator.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -11,11 +11,9 @@
 #include <iterator>
 #include <random>
 
-#include "fuzz/fuzz_invariants.h"
+#include "conformance/mutate/format_math.h"
 
 namespace stguard::mutate {
-
-using stguard_fuzz::load_le64;
 
 namespace {
 

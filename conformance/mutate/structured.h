@@ -1,4 +1,4 @@
-// mutate/structured.h: the structured generator behind the fuzz_structured
+// conformance/mutate/structured.h: the structured generator behind the fuzz_structured
 // harness and `stguard hunt`: a byte string of choices becomes a well-formed
 // safetensors file (names, dtypes, shapes, field order, metadata, padding,
 // a consistent length prefix and data buffer) with, now and then, chosen
@@ -12,10 +12,11 @@
 //   if (!f.plan.strict_fault && !f.plan.unknown) expect_accepted(f.bytes);
 //
 // Deterministic: the same choices make the same file. The choices are read
-// with libFuzzer's FuzzedDataProvider (integers from the end, the remaining
-// bytes fill the data buffer), so any byte string is a valid input.
-#ifndef STGUARD_MUTATE_STRUCTURED_H_
-#define STGUARD_MUTATE_STRUCTURED_H_
+// by ChoiceReader (choice_reader.h) as libFuzzer's FuzzedDataProvider reads
+// them (integers from the end, the remaining bytes fill the data buffer), so
+// any byte string is a valid input and fuzz inputs keep making their files.
+#ifndef STGUARD_CONFORMANCE_MUTATE_STRUCTURED_H_
+#define STGUARD_CONFORMANCE_MUTATE_STRUCTURED_H_
 
 #include <cstdint>
 #include <optional>
@@ -59,4 +60,4 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choices);
 
 }  // namespace stguard::mutate
 
-#endif  // STGUARD_MUTATE_STRUCTURED_H_
+#endif  // STGUARD_CONFORMANCE_MUTATE_STRUCTURED_H_
