@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <tuple>
 
 #include "base/decimal.h"
 #include "base/file_io.h"
@@ -27,22 +28,23 @@ void add_parse_flags(CLI::App& app, ParseFlags& flags) {
 
 namespace {
 
-// One limit flag's value into `out`: a decimal u64, or "none" for kNoLimit.
-bool parse_limit(std::string_view flag, const std::optional<std::string>& text,
-                 std::optional<std::uint64_t>& out, std::string* error) {
-  if (!text) return true;
+// One limit flag's value into `out`: a decimal u64, or "none" for kNoLimit;
+// nothing when the flag was not given.
+base::Result<void> parse_limit(std::string_view flag, const std::optional<std::string>& text,
+                               std::optional<std::uint64_t>& out) {
+  if (!text) return {};
   if (*text == "none") {
     out = kNoLimit;
-    return true;
+    return {};
   }
   const std::optional<std::uint64_t> n = base::parse_u64(*text);
   if (!n) {
-    *error = std::string(flag) +
-             " needs a decimal number in [0, 18446744073709551615] or 'none', got '" + *text + "'";
-    return false;
+    return base::fail(std::string(flag) +
+                      " needs a decimal number in [0, 18446744073709551615] or 'none', got '" +
+                      *text + "'");
   }
   out = *n;
-  return true;
+  return {};
 }
 
 }  // namespace
@@ -55,12 +57,12 @@ base::Result<ParseOptions> to_parse_options(const ParseFlags& flags) {
   }
   options.profile = *profile;
   Limits& limits = options.limits;
-  std::string error;
-  if (!parse_limit("--max-header-bytes", flags.max_header_bytes, limits.max_header_bytes, &error) ||
-      !parse_limit("--max-tensors", flags.max_tensors, limits.max_tensors, &error) ||
-      !parse_limit("--max-rank", flags.max_rank, limits.max_rank, &error) ||
-      !parse_limit("--max-name-bytes", flags.max_name_bytes, limits.max_name_bytes, &error)) {
-    return base::fail(std::move(error));
+  for (auto [flag, text, out] :
+       {std::tuple{"--max-header-bytes", &flags.max_header_bytes, &limits.max_header_bytes},
+        std::tuple{"--max-tensors", &flags.max_tensors, &limits.max_tensors},
+        std::tuple{"--max-rank", &flags.max_rank, &limits.max_rank},
+        std::tuple{"--max-name-bytes", &flags.max_name_bytes, &limits.max_name_bytes}}) {
+    if (base::Result<void> parsed = parse_limit(flag, *text, *out); !parsed) return parsed.error();
   }
   return options;
 }

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "base/decimal.h"
+#include "base/failure.h"
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
@@ -122,17 +123,15 @@ struct VerifyArgs {
   std::vector<std::string> dirs;
 };
 
-// The options' values, checked: nullopt and *error for a bad one.
-bool finish_args(VerifyArgs& args, std::string* error) {
+// The options' values, checked into args.options; fails with the first bad one.
+base::Result<void> finish_args(VerifyArgs& args) {
   if (args.options.sha256_file && args.options.sha256_file->empty()) {
-    *error = "--sha256 needs a file name";
-    return false;
+    return base::fail("--sha256 needs a file name");
   }
   if (args.jobs) {
     const std::optional<std::uint64_t> n = base::parse_u64(*args.jobs);
     if (!n || *n == 0 || *n > 1024) {
-      *error = "-j needs a number of threads from 1 to 1024, got '" + *args.jobs + "'";
-      return false;
+      return base::fail("-j needs a number of threads from 1 to 1024, got '" + *args.jobs + "'");
     }
     args.options.jobs = static_cast<unsigned>(*n);
   }
@@ -142,8 +141,7 @@ bool finish_args(VerifyArgs& args, std::string* error) {
     } else if (*args.hash_io == "mmap") {
       args.options.hash.io = HashIo::kMmap;
     } else {
-      *error = "--hash-io is read or mmap, got '" + *args.hash_io + "'";
-      return false;
+      return base::fail("--hash-io is read or mmap, got '" + *args.hash_io + "'");
     }
   }
   if (args.layout) {
@@ -156,19 +154,16 @@ bool finish_args(VerifyArgs& args, std::string* error) {
     } else if (*args.layout == "hub") {
       args.options.layout = verify::Layout::kHubRepo;  // which Hub layout is detected
     } else {
-      *error = "--layout is auto, folder, hub or local-dir, got '" + *args.layout + "'";
-      return false;
+      return base::fail("--layout is auto, folder, hub or local-dir, got '" + *args.layout + "'");
     }
   }
   if (args.dirs.empty()) {
-    *error = "no DIR given";
-    return false;
+    return base::fail("no DIR given");
   }
   if (args.dirs.size() > 1) {
-    *error = "more than one DIR given";
-    return false;
+    return base::fail("more than one DIR given");
   }
-  return true;
+  return {};
 }
 
 std::string human_bytes(std::uint64_t n) {
@@ -376,8 +371,9 @@ void raise_open_file_limit() {
 }
 
 int run_verify(const Command& command, VerifyArgs& args) {
-  std::string error;
-  if (!finish_args(args, &error)) return usage_error(command, error);
+  if (const base::Result<void> finished = finish_args(args); !finished) {
+    return usage_error(command, finished.error().message);
+  }
   raise_open_file_limit();
   ProgressBar bar;
   if (!args.quiet && ::isatty(STDERR_FILENO) == 1) {

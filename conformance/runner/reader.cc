@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "base/file_io.h"
 
@@ -13,25 +14,22 @@ using nlohmann::json;
 
 constexpr std::string_view kSelfPlaceholder = "${STGUARD}";
 
-bool read_words(const json& object, const char* key, bool required, std::vector<std::string>& out,
-                std::string* error) {
+// The array of strings `key` of `object` into `out`; absent or null is an
+// error only when `required`.
+base::Result<void> read_words(const json& object, const char* key, bool required,
+                              std::vector<std::string>& out) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) {
-    if (required) *error = std::string("\"") + key + "\" is missing";
-    return !required;
+    if (required) return base::fail(std::string("\"") + key + "\" is missing");
+    return {};
   }
-  if (!it->is_array() || it->empty()) {
-    *error = std::string("\"") + key + "\" must be a non-empty array of strings";
-    return false;
-  }
+  const std::string not_words = std::string("\"") + key + "\" must be a non-empty array of strings";
+  if (!it->is_array() || it->empty()) return base::fail(not_words);
   for (const json& word : *it) {
-    if (!word.is_string()) {
-      *error = std::string("\"") + key + "\" must be a non-empty array of strings";
-      return false;
-    }
+    if (!word.is_string()) return base::fail(not_words);
     out.push_back(word.get<std::string>());
   }
-  return true;
+  return {};
 }
 
 void substitute_self(std::vector<std::string>& words, const std::filesystem::path& self) {
@@ -119,12 +117,15 @@ base::Result<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
   if (auto d = object.find("description"); d != object.end() && d->is_string()) {
     spec.description = d->get<std::string>();
   }
-  std::string problem;
-  if (!read_words(object, "command", true, spec.command, &problem) ||
-      !read_words(object, "version_command", false, spec.version_command, &problem) ||
-      !read_words(object, "setup", false, spec.setup, &problem) ||
-      !read_words(object, "persistent_command", false, spec.persistent_command, &problem)) {
-    return base::fail(path.string() + ": " + problem);
+  const std::tuple<const char*, bool, std::vector<std::string>*> word_lists[] = {
+      {"command", true, &spec.command},
+      {"version_command", false, &spec.version_command},
+      {"setup", false, &spec.setup},
+      {"persistent_command", false, &spec.persistent_command}};
+  for (const auto& [key, required, out] : word_lists) {
+    if (base::Result<void> read = read_words(object, key, required, *out); !read) {
+      return read.error().in(path.string());
+    }
   }
   std::string mode = "json";
   if (auto m = object.find("mode"); m != object.end()) {

@@ -23,58 +23,54 @@ int base64_value(char c) noexcept {
   return at == std::string_view::npos ? -1 : static_cast<int>(at);
 }
 
-bool fail(std::string* error, std::string text) {
-  if (error != nullptr) *error = std::move(text);
-  return false;
-}
-
-bool read_tensor(const Json& entry, const std::string& where, SpecTensor& out, std::string* error) {
-  if (!entry.is_object()) return fail(error, where + ": must be an object");
+// One tensor of a spec, read into `out`; fails saying where and why.
+base::Result<void> read_tensor(const Json& entry, const std::string& where, SpecTensor& out) {
+  if (!entry.is_object()) return base::fail(where + ": must be an object");
   for (const auto& [key, value] : entry.items()) {
     if (key != "name" && key != "dtype" && key != "shape" && key != "data_hex" &&
         key != "data_base64") {
-      return fail(error, where + ": unknown member \"" + key + "\"");
+      return base::fail(where + ": unknown member \"" + key + "\"");
     }
   }
   if (!entry.contains("name") || !entry["name"].is_string()) {
-    return fail(error, where + ".name: must be a string");
+    return base::fail(where + ".name: must be a string");
   }
   out.name = entry["name"].get<std::string>();
   if (!entry.contains("dtype") || !entry["dtype"].is_string()) {
-    return fail(error, where + ".dtype: must be a string");
+    return base::fail(where + ".dtype: must be a string");
   }
   out.dtype = entry["dtype"].get<std::string>();
   if (!entry.contains("shape") || !entry["shape"].is_array()) {
-    return fail(error, where + ".shape: must be an array");
+    return base::fail(where + ".shape: must be an array");
   }
   for (std::size_t i = 0; i < entry["shape"].size(); ++i) {
     const Json& dim = entry["shape"][i];
     if (!dim.is_number_unsigned()) {
-      return fail(error,
-                  where + ".shape[" + std::to_string(i) + "]: must be an integer from 0 to 2^64-1");
+      return base::fail(where + ".shape[" + std::to_string(i) +
+                        "]: must be an integer from 0 to 2^64-1");
     }
     out.shape.push_back(dim.get<std::uint64_t>());
   }
   const bool has_hex = entry.contains("data_hex");
   const bool has_base64 = entry.contains("data_base64");
   if (has_hex == has_base64) {
-    return fail(error, where + ": needs exactly one of \"data_hex\" and \"data_base64\"");
+    return base::fail(where + ": needs exactly one of \"data_hex\" and \"data_base64\"");
   }
   const Json& data = has_hex ? entry["data_hex"] : entry["data_base64"];
   const std::string field = where + (has_hex ? ".data_hex" : ".data_base64");
-  if (!data.is_string()) return fail(error, field + ": must be a string");
+  if (!data.is_string()) return base::fail(field + ": must be a string");
   const std::string& text = data.get_ref<const std::string&>();
   if (has_hex) {
     out.data.resize(text.size() / 2);
     if (text.size() % 2 != 0 || !base::from_hex(text, out.data)) {
-      return fail(error, field + ": must be an even number of hex digits");
+      return base::fail(field + ": must be an even number of hex digits");
     }
   } else {
     std::optional<std::vector<std::uint8_t>> bytes = from_base64(text);
-    if (!bytes) return fail(error, field + ": must be base64 (RFC 4648, padded)");
+    if (!bytes) return base::fail(field + ": must be base64 (RFC 4648, padded)");
     out.data = std::move(*bytes);
   }
-  return true;
+  return {};
 }
 
 // Finds the first key an object of the spec repeats. nlohmann's document
@@ -157,7 +153,6 @@ class DuplicateKeyFinder : public nlohmann::json_sax<Json> {
 }  // namespace
 
 base::Result<WriterSpec> parse_writer_spec(std::string_view text) {
-  std::string error;
   DuplicateKeyFinder duplicates;
   Json::sax_parse(text, &duplicates);
   if (!duplicates.finding().empty()) {
@@ -191,8 +186,10 @@ base::Result<WriterSpec> parse_writer_spec(std::string_view text) {
   spec.tensors.reserve(doc["tensors"].size());
   for (std::size_t i = 0; i < doc["tensors"].size(); ++i) {
     SpecTensor tensor;
-    if (!read_tensor(doc["tensors"][i], "tensors[" + std::to_string(i) + "]", tensor, &error)) {
-      return base::fail(error);
+    if (base::Result<void> read =
+            read_tensor(doc["tensors"][i], "tensors[" + std::to_string(i) + "]", tensor);
+        !read) {
+      return read.error();
     }
     spec.tensors.push_back(std::move(tensor));
   }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <span>
 
+#include "base/failure.h"
 #include "base/json.h"
 #include "conformance/runner/answer.h"
 #include "conformance/runner/grade.h"
@@ -37,34 +38,29 @@ struct WriterAnswer {
   std::string error;
 };
 
-std::optional<WriterAnswer> read_answer(const ProcessResult& run, std::string* why) {
+// The writer's answer, or why it is not one (a protocol error).
+base::Result<WriterAnswer> read_answer(const ProcessResult& run) {
   if (run.stdout_truncated) {
-    *why = "stdout ran past its cap";
-    return std::nullopt;
+    return base::fail("stdout ran past its cap");
   }
   if (run.stdout_text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    *why = "nothing on stdout";
-    return std::nullopt;
+    return base::fail("nothing on stdout");
   }
   // The readers' bounded, strict reading (answer.h), not a document tree:
   // a writer printing 110,000 objects cost 250 MB that way.
   const AnswerParse parsed = parse_answer(run.stdout_text, [](const ReportedTensor&) {});
   if (!parsed.ok) {
-    *why = parsed.problem;
-    return std::nullopt;
+    return base::fail(parsed.problem);
   }
   const std::optional<std::string>& outcome = parsed.answer.outcome;
   if (!outcome || (*outcome != "written" && *outcome != "refused")) {
-    *why = "\"outcome\" must be \"written\" or \"refused\"";
-    return std::nullopt;
+    return base::fail("\"outcome\" must be \"written\" or \"refused\"");
   }
   if (parsed.answer.error_present && !parsed.answer.error_valid) {
-    *why = "\"error\" must be a string or null";
-    return std::nullopt;
+    return base::fail("\"error\" must be a string or null");
   }
   if (!parsed.answer.reason_valid) {
-    *why = "\"reason\" must be a string or null";
-    return std::nullopt;
+    return base::fail("\"reason\" must be a string or null");
   }
   WriterAnswer answer;
   answer.written = *outcome == "written";
@@ -201,11 +197,10 @@ CaseResult grade_writer_case(const WriterCaseEntry& c, const WriterSpec& spec,
     result.reader_error = stderr_excerpt(run.stderr_text);
     return finish(Grade::kCrash, "exit status " + std::to_string(run.exit_code));
   }
-  std::string why;
-  const std::optional<WriterAnswer> answer = read_answer(run, &why);
+  const base::Result<WriterAnswer> answer = read_answer(run);
   if (!answer) {
     result.reader_error = stderr_excerpt(run.stderr_text);
-    return finish(Grade::kProtocolError, why);
+    return finish(Grade::kProtocolError, answer.error().message);
   }
   result.verdict = answer->written ? Verdict::kAccept : Verdict::kReject;
   result.reader_error = answer->error;

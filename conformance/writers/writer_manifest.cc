@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "base/file_io.h"
 #include "base/path.h"
@@ -13,16 +14,17 @@ namespace {
 
 using Json = nlohmann::json;
 
-bool string_field(const Json& entry, const char* field, std::string& out, bool nullable,
-                  std::string* error, const std::string& where) {
+// Reads the string `field` of `entry` into `out` (null leaves it empty when
+// `nullable`).
+base::Result<void> string_field(const Json& entry, const char* field, std::string& out,
+                                bool nullable, const std::string& where) {
   const auto it = entry.find(field);
   if (it != entry.end() && it->is_string()) {
     out = it->get<std::string>();
-    return true;
+    return {};
   }
-  if (nullable && it != entry.end() && it->is_null()) return true;
-  *error = where + ": \"" + field + "\" must be a string" + (nullable ? " or null" : "");
-  return false;
+  if (nullable && it != entry.end() && it->is_null()) return {};
+  return base::fail(where + ": \"" + field + "\" must be a string" + (nullable ? " or null" : ""));
 }
 
 }  // namespace
@@ -38,7 +40,6 @@ Case WriterCaseEntry::as_case() const {
 }
 
 base::Result<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_view text) {
-  std::string error;
   const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) {
     return base::fail("not a JSON object");
@@ -59,13 +60,14 @@ base::Result<std::vector<WriterCaseEntry>> parse_writer_manifest(std::string_vie
     }
     WriterCaseEntry c;
     std::string expect;
-    if (!string_field(entry, "id", c.id, false, &error, where) ||
-        !string_field(entry, "file", c.file, false, &error, where) ||
-        !string_field(entry, "sha256", c.sha256, false, &error, where) ||
-        !string_field(entry, "expect", expect, false, &error, where) ||
-        !string_field(entry, "reason", c.reason, true, &error, where) ||
-        !string_field(entry, "description", c.description, false, &error, where)) {
-      return base::fail(error);
+    const std::tuple<const char*, std::string*, bool> fields[] = {
+        {"id", &c.id, false},         {"file", &c.file, false},
+        {"sha256", &c.sha256, false}, {"expect", &expect, false},
+        {"reason", &c.reason, true},  {"description", &c.description, false}};
+    for (const auto& [field, out, nullable] : fields) {
+      if (base::Result<void> read = string_field(entry, field, *out, nullable, where); !read) {
+        return read.error();
+      }
     }
     if (const base::Result<std::string> safe = base::safe_relative_name(c.file); !safe) {
       return base::fail(where + " (" + c.id + "): \"file\": " + safe.error().message);
