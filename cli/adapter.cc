@@ -21,24 +21,18 @@ namespace {
 constexpr std::string_view kUsage =
     "stguard adapter [--profile strict|reference] [--max-... N] FILE";
 
-// A static string (Command keeps a view of it): the limit options are
-// written once, in output.h.
-const std::string kHelp =
-    std::string(R"(Reads FILE into memory with stguard (every check of the profile) and prints one
+constexpr std::string_view kIntro =
+    R"(Reads FILE into memory with stguard (every check of the profile) and prints one
 JSON object on stdout, the adapter protocol `stguard conform` grades readers by:
   {"verdict":"accept","error":null,"tensors":[{"name","dtype","shape",
    "data_offsets","sha256"}]}      sha256 of each tensor's bytes, header order
   {"verdict":"reject","error":"REASON at byte OFFSET: MESSAGE"}
 A file that cannot be opened or read (it shrank while being read) is a reject
 with reason IO_ERROR.
-
-Options:
-  --profile strict|reference  as for `stguard check` (default strict)
-)") +
-    std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
-
-Exit status: 0 for accept and reject alike, 2 for usage errors.
 )";
+
+constexpr std::string_view kOutro =
+    "Exit status: 0 for accept and reject alike, 2 for usage errors.\n";
 
 struct AdapterArgs {
   ParseFlags parse;
@@ -79,9 +73,10 @@ int run_adapter(const Command& command, const AdapterArgs& args) {
 
 void add_adapter_command(CLI::App& root, Commands& commands) {
   Command& command =
-      commands.add(root, "adapter", "stguard's verdict in the adapter protocol", kUsage, kHelp);
+      commands.add(root, "adapter", "print stguard's own verdict on a file in the adapter protocol",
+                   kUsage, kIntro, kOutro);
   auto args = std::make_shared<AdapterArgs>();
-  add_parse_flags(*command.app, args->parse);
+  add_parse_flags(command, args->parse);
   command.app->add_option("FILE", args->files);
   command.positionals = &args->files;
   command.run = [&command, args] { return run_adapter(command, *args); };

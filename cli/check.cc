@@ -21,20 +21,11 @@ namespace {
 constexpr std::string_view kUsage =
     "stguard check [--profile strict|reference] [--json] [--max-... N] FILE...";
 
-// A static string (Command keeps a view of it): the limit options are
-// written once, in output.h.
-const std::string kHelp =
-    std::string(R"(Validates the structure of safetensors files without reading tensor data.
+constexpr std::string_view kIntro =
+    "Validates the structure of safetensors files without reading tensor data.\n";
 
-Options:
-  --profile strict|reference  strict (default): the hardened reading of the format.
-                              reference: accept exactly what the upstream Rust reader accepts.
-  --json                      one JSON object per file, one per line, on stdout
-)") +
-    std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
-  --                          end of options (for file names starting with '-')
-
-Output (one line per file, in argument order):
+constexpr std::string_view kOutro =
+    R"(Output (one line per file, in argument order):
   FILE: accept (T tensors, header N bytes, data D bytes, PROFILE)
   FILE: reject REASON at byte OFFSET: MESSAGE
   FILE: error IO_ERROR: MESSAGE            (cannot be opened, or is a directory)
@@ -119,10 +110,13 @@ int run_check(const Command& command, const CheckArgs& args) {
 }  // namespace
 
 void add_check_command(CLI::App& root, Commands& commands) {
-  Command& command = commands.add(root, "check", "validate safetensors files", kUsage, kHelp);
+  Command& command =
+      commands.add(root, "check", "validate safetensors files (verdict, reason, byte offset)",
+                   kUsage, kIntro, kOutro);
   auto args = std::make_shared<CheckArgs>();
-  add_parse_flags(*command.app, args->parse);
-  command.app->add_flag("--json", args->json)->disable_flag_override();
+  add_parse_flags(command, args->parse);
+  command.app->add_flag("--json", args->json, "one JSON object per file, one per line, on stdout")
+      ->disable_flag_override();
   command.app->add_option("FILE", args->files);
   command.positionals = &args->files;
   command.run = [&command, args] { return run_check(command, *args); };

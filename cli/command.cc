@@ -6,16 +6,19 @@
 
 namespace stguard::cli {
 
-Command& Commands::add(CLI::App& parent, std::string name, std::string_view description,
-                       std::string_view usage, std::string_view help) {
+Command& Commands::add(CLI::App& parent, std::string name, std::string description,
+                       std::string_view usage, std::string_view intro, std::string_view outro) {
   auto command = std::make_unique<Command>();
   const Command* parent_command = find(&parent);
   command->path = parent_command != nullptr ? parent_command->path + " " + name : name;
+  command->description = description;
   command->usage = usage;
-  command->help = help;
-  command->app = parent.add_subcommand(std::move(name), std::string(description));
-  command->app->set_help_flag();  // the hand-written help instead
-  command->app->add_flag("-h,--help", command->help_requested)->disable_flag_override();
+  command->intro = intro;
+  command->outro = outro;
+  command->app = parent.add_subcommand(std::move(name), std::move(description));
+  command->app->set_help_flag();  // help.h renders it instead
+  command->app->add_flag("-h,--help", command->help_requested, "show this help")
+      ->disable_flag_override();
   commands_.push_back(std::move(command));
   return *commands_.back();
 }

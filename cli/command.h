@@ -3,8 +3,8 @@
 // Each subcommand lives in one file (check.cc, inspect.cc, ...) that declares
 // its options on a CLI11 app, then calls the libraries, then prints. They all
 // register through add_command(), which gives each the same conventions:
-//   - `-h, --help` prints the command's own hand-written help text (usage line,
-//     then the text); CLI11's generated help is not used;
+//   - `-h, --help` prints the help help.h renders from what the command
+//     registered: each option with its description, placeholder and group;
 //   - `--opt=value` and `--opt value` both work; `--` ends the options;
 //   - a usage error prints "stguard CMD: WHY", the usage line and a pointer to
 //     --help on stderr, nothing on stdout, and exits kExitUsage.
@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stguard::cli {
@@ -28,9 +29,14 @@ inline constexpr int kExitUsage = 2;   // usage error, or the work could not be 
                                        // (a file that cannot be opened, a missing corpus)
 
 struct Command {
-  std::string path;        // "check", "conform report"
-  std::string_view usage;  // one line, without "usage: "
-  std::string_view help;   // the text printed after the usage line by --help
+  std::string path;         // "check", "conform report"
+  std::string description;  // one line, in the list of commands
+  std::string_view usage;   // one line, without "usage: "
+  std::string_view intro;   // what the command does, before the options in --help
+  std::string_view outro;   // after the options: output, exit status
+  // Text printed after the options of a group in --help, in the group's
+  // words ("Each limit N is ..." after the limits).
+  std::vector<std::pair<std::string, std::string_view>> group_notes;
   CLI::App* app = nullptr;
   bool help_requested = false;
   // The command's positional arguments, when it takes any: main.cc appends
@@ -44,9 +50,10 @@ struct Command {
 
 class Commands {
  public:
-  // A subcommand of `parent` ("stguard" itself, or another command's app).
-  Command& add(CLI::App& parent, std::string name, std::string_view description,
-               std::string_view usage, std::string_view help);
+  // A subcommand of `parent` ("stguard" itself, or another command's app);
+  // the texts are static (Command keeps views of them).
+  Command& add(CLI::App& parent, std::string name, std::string description, std::string_view usage,
+               std::string_view intro, std::string_view outro = {});
   // The command whose app is `app`, or nullptr.
   Command* find(const CLI::App* app) const;
   // By its path ("conform report"), or nullptr.

@@ -47,76 +47,26 @@ constexpr std::string_view kUsage =
     "--all-readers | --writer CMD [--name NAME] | --writer-dir DIR|NAME | --all-writers)... "
     "[options]";
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kIntro =
     R"(Grades safetensors readers against the conformance corpus. Each reader is an
 adapter command; the runner calls `CMD FILE` once per corpus case (a timeout, an
 address-space limit and its own process group per call, -j at a time) and grades
 the answer against corpus/manifest.json.
+)";
 
-Readers (any number, in report order):
-  --adapter CMD      an adapter command: prints one JSON object
-                     {"verdict":"accept"|"reject","error":"...","tensors":[...]}
-                     and exits 0 (see conformance/adapters/README.md). CMD is
-                     split into words ('...' and "..." group; no shell).
-  --name NAME        the preceding --adapter's name in reports
-                     [default: file name of its first word]
-  --plain            grade the preceding --adapter by exit status alone
-                     (0 accept, 1 reject, anything else a crash)
-  --reader DIR|NAME  a reader directory with a reader.json (command, version
-                     command, setup), or the name of a bundled one, e.g.
-                     stguard-strict, huggingface-hub, safetensors-npm
-  --all-readers      every bundled reader (the data directory's
-                     conformance/adapters/)
-  --setup            run each reader's setup command (e.g. npm ci) first
-  --require-readers  a reader that is not installed fails the run (exit 2)
-                     instead of being reported as skipped
+constexpr std::string_view kReaders = "Readers (any number, in report order)";
+constexpr std::string_view kWriters =
+    "Writers (graded on the writer cases, corpus/writers/; docs/writer-protocol.md)";
+constexpr std::string_view kWritersNote =
+    "  Writers share the readers' options (limits, -j, expectations, reports; the\n"
+    "  matrices show them as columns beside the readers).\n";
+constexpr std::string_view kCases = "Cases";
+constexpr std::string_view kExpectations =
+    "Expectations (known failures; see conformance/adapters/README.md)";
+constexpr std::string_view kReports = "Reports (the text summary always goes to stdout)";
 
-Writers (graded on the writer cases, corpus/writers/; docs/writer-protocol.md):
-  --writer CMD       a writer adapter: `CMD SPEC.json OUT.safetensors` writes
-                     the spec or refuses it, exits 0 and says which in one JSON
-                     line, {"outcome":"written"|"refused"}; --name names it
-  --writer-dir DIR|NAME  a writer directory with a writer.json (the schema of
-                     reader.json), or a bundled one's name, e.g. stguard-write
-  --all-writers      every bundled writer
-  Writers share the readers' options (limits, -j, expectations, reports; the
-  matrices show them as columns beside the readers).
-
-Cases:
-  --corpus DIR       the corpus [default: the data directory's corpus/]
-  --case GLOB        only cases whose id matches (repeatable; '*' spans '/');
-                     each must match some case, or it is a usage error
-  --tag TAG          only cases carrying the tag (repeatable; each must match)
-
-Limits:
-  -j, --jobs N       adapter processes at a time [default: number of CPUs]
-  --timeout SECONDS  per case, 0.001 to 86400, up to three decimals [default: 10]
-  --memory-mb N      address-space limit per adapter process (RLIMIT_AS)
-                     [default: 2048; 0 = none, needed for sanitizer builds]
-
-Expectations (known failures; see conformance/adapters/README.md):
-  --expectations FILE        listed failures do not fail the run (XFAIL);
-                             listed cases that pass are reported (XPASS)
-  --write-expectations FILE  write this run's failures in that format
-
-Reports (the text summary always goes to stdout):
-  --out-dir DIR      write summary.txt, results.jsonl, junit.xml, matrix.html
-                     (the directory is created; its parent must exist)
-  --jsonl FILE       JSON lines, one per reader and case, passes included
-  --junit FILE       JUnit XML
-  --html FILE        self-contained HTML matrix (cases x readers)
-  --markdown FILE    the Markdown matrix (what conformance/RESULTS.md holds)
-  --no-persistent    one adapter process per case even for readers whose
-                     reader.json declares a "persistent_command" (by default
-                     such a reader answers from -j long-running processes)
-  -q, --quiet        no progress on stderr
-
-Data (the corpus and the bundled readers), looked up in this order:
-  --data-dir DIR     a directory holding corpus/ and conformance/
-  STGUARD_DATA_DIR   the same, from the environment
-  then share/stguard next to the installed executable, then the source tree
-  stguard was built from.
-
-Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), FAIL_SHOULD_ACCEPT,
+constexpr std::string_view kOutro =
+    R"(Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), FAIL_SHOULD_ACCEPT,
 FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR; for
 writers FAIL_INVALID_OUTPUT, FAIL_SHOULD_REFUSE, FAIL_SHOULD_WRITE too.
 
@@ -127,8 +77,6 @@ SIGINT, SIGTERM and SIGHUP stop the run: no case starts, every adapter process
 and all it started is killed, the reports are written with the cases that
 finished and marked incomplete (readers not reached are skipped, "not run"; no
 --write-expectations file), and stguard ends by that signal.
-
-`stguard conform report --help` combines saved results into one matrix.
 )";
 
 // The options as CLI11 fills them; checked and turned into ConformOptions by
@@ -539,31 +487,100 @@ int run_conform(const Command& command, ConformArgs& args) {
 }  // namespace
 
 void add_conform_command(CLI::App& root, Commands& commands) {
-  Command& command =
-      commands.add(root, "conform", "grade readers against the corpus", kUsage, kHelp);
+  Command& command = commands.add(root, "conform",
+                                  "grade safetensors readers against the corpus (matrix, reports)",
+                                  kUsage, kIntro, kOutro);
   auto args = std::make_shared<ConformArgs>();
   CLI::App& app = *command.app;
-  app.add_option("--adapter", args->adapters);
-  app.add_option("--name", args->names);
-  app.add_flag("--plain")->disable_flag_override()->multi_option_policy(
-      CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--reader", args->readers);
-  app.add_flag("--all-readers", args->all_readers)->disable_flag_override();
-  app.add_option("--writer", args->writers);
-  app.add_option("--writer-dir", args->writer_dirs);
-  app.add_flag("--all-writers", args->all_writers)->disable_flag_override();
-  app.add_flag("--setup", args->setup)->disable_flag_override();
-  app.add_flag("--require-readers", args->require_readers)->disable_flag_override();
-  add_run_options(app, args->run);
-  app.add_option("--case", args->case_globs);
-  app.add_option("--tag", args->tags);
-  app.add_option("--expectations", args->expectations);
-  app.add_option("--write-expectations", args->write_expectations);
-  app.add_option("--out-dir", args->out_dir);
-  app.add_option("--jsonl", args->reports.jsonl);
-  app.add_option("--junit", args->reports.junit);
-  app.add_option("--html", args->reports.html);
-  app.add_option("--markdown", args->reports.markdown);
+  const std::string readers(kReaders);
+  app.add_option("--adapter", args->adapters,
+                 "an adapter command: prints one JSON object\n"
+                 "{\"verdict\":\"accept\"|\"reject\",\"error\":\"...\",\"tensors\":[...]}\n"
+                 "and exits 0 (see conformance/adapters/README.md). CMD is "
+                 "split into words ('...' and \"...\" group; no shell).")
+      ->option_text("CMD")
+      ->group(readers);
+  app.add_option("--name", args->names,
+                 "the preceding --adapter's (or --writer's) name in reports "
+                 "[default: file name of its first word]")
+      ->option_text("NAME")
+      ->group(readers);
+  app.add_flag("--plain",
+               "grade the preceding --adapter by exit status alone "
+               "(0 accept, 1 reject, anything else a crash)")
+      ->disable_flag_override()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->group(readers);
+  app.add_option("--reader", args->readers,
+                 "a reader directory with a reader.json (command, version "
+                 "command, setup), or the name of a bundled one, e.g. "
+                 "stguard-strict, huggingface-hub, safetensors-npm")
+      ->option_text("DIR|NAME")
+      ->group(readers);
+  app.add_flag("--all-readers", args->all_readers,
+               "every bundled reader (the data directory's conformance/adapters/)")
+      ->disable_flag_override()
+      ->group(readers);
+  app.add_flag("--setup", args->setup, "run each reader's setup command (e.g. npm ci) first")
+      ->disable_flag_override()
+      ->group(readers);
+  app.add_flag("--require-readers", args->require_readers,
+               "a reader that is not installed fails the run (exit 2) "
+               "instead of being reported as skipped")
+      ->disable_flag_override()
+      ->group(readers);
+
+  const std::string writers(kWriters);
+  app.add_option("--writer", args->writers,
+                 "a writer adapter: `CMD SPEC.json OUT.safetensors` writes "
+                 "the spec or refuses it, exits 0 and says which in one JSON "
+                 "line, {\"outcome\":\"written\"|\"refused\"}; --name names it")
+      ->option_text("CMD")
+      ->group(writers);
+  app.add_option("--writer-dir", args->writer_dirs,
+                 "a writer directory with a writer.json (the schema of "
+                 "reader.json), or a bundled one's name, e.g. stguard-write")
+      ->option_text("DIR|NAME")
+      ->group(writers);
+  app.add_flag("--all-writers", args->all_writers, "every bundled writer")
+      ->disable_flag_override()
+      ->group(writers);
+  command.group_notes.emplace_back(writers, kWritersNote);
+
+  const std::string cases(kCases);
+  app.add_option("--corpus", args->run.corpus, "the corpus [default: the data directory's corpus/]")
+      ->option_text("DIR")
+      ->group(cases);
+  app.add_option("--case", args->case_globs,
+                 "only cases whose id matches (repeatable; '*' spans '/'); "
+                 "each must match some case, or it is a usage error")
+      ->option_text("GLOB")
+      ->group(cases);
+  app.add_option("--tag", args->tags, "only cases carrying the tag (repeatable; each must match)")
+      ->option_text("TAG")
+      ->group(cases);
+
+  const std::string reports(kReports);
+  add_run_options(app, args->run, reports);
+
+  const std::string expectations(kExpectations);
+  app.add_option("--expectations", args->expectations,
+                 "listed failures do not fail the run (XFAIL); "
+                 "listed cases that pass are reported (XPASS)")
+      ->option_text("FILE")
+      ->group(expectations);
+  app.add_option("--write-expectations", args->write_expectations,
+                 "write this run's failures in that format")
+      ->option_text("FILE")
+      ->group(expectations);
+
+  app.add_option("--out-dir", args->out_dir,
+                 "write summary.txt, results.jsonl, junit.xml, matrix.html "
+                 "(the directory is created; its parent must exist)")
+      ->option_text("DIR")
+      ->group(reports);
+  add_report_file_options(app, args->reports, reports, /*jsonl=*/true);
+  add_data_dir_option(app, args->run.data_dir);
   command.run = [&command, args] { return run_conform(command, *args); };
   add_conform_report_command(app, commands);
 }

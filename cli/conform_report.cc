@@ -60,27 +60,37 @@ conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t reader_case
   return info;
 }
 
+void add_report_file_options(CLI::App& app, ReportTargets& targets, const std::string& group,
+                             bool jsonl) {
+  if (jsonl) {
+    app.add_option("--jsonl", targets.jsonl, "JSON lines, one per reader and case, passes included")
+        ->option_text("FILE")
+        ->group(group);
+  }
+  app.add_option("--junit", targets.junit, "JUnit XML")->option_text("FILE")->group(group);
+  app.add_option("--html", targets.html, "self-contained HTML matrix (cases x readers)")
+      ->option_text("FILE")
+      ->group(group);
+  app.add_option("--markdown", targets.markdown,
+                 "the Markdown matrix (what conformance/RESULTS.md holds)")
+      ->option_text("FILE")
+      ->group(group);
+}
+
 namespace {
 
 constexpr std::string_view kReportUsage =
     "stguard conform report [--html FILE] [--junit FILE] [--markdown FILE] [--text FILE] "
     "RESULTS.jsonl...";
 
-constexpr std::string_view kReportHelp =
+constexpr std::string_view kReportIntro =
     R"(Reads the JSON lines of one or more `stguard conform --jsonl` runs and writes
 their combined reports: one matrix with every reader as a column. The text
 summary goes to stdout.
-
-  --html FILE        self-contained HTML matrix
-  --junit FILE       JUnit XML
-  --markdown FILE    Markdown matrix (conformance/RESULTS.md)
-  --text FILE        the text summary, also to a file
-  --corpus DIR       corpus whose version the matrices name [default: the data
-                     directory's corpus/; see `stguard conform --help`]
-  --data-dir DIR     where stguard's data is
-
-Exit status: 0 reports written, 2 unreadable input or usage error.
 )";
+
+constexpr std::string_view kReportOutro =
+    "Exit status: 0 reports written, 2 unreadable input or usage error.\n";
 
 struct ReportArgs {
   ReportTargets targets;
@@ -136,15 +146,20 @@ int run_report(const Command& command, const ReportArgs& args) {
 
 void add_conform_report_command(CLI::App& conform, Commands& commands) {
   Command& command =
-      commands.add(conform, "report", "combine saved results", kReportUsage, kReportHelp);
+      commands.add(conform, "report", "combine the results of several runs into one matrix",
+                   kReportUsage, kReportIntro, kReportOutro);
   auto args = std::make_shared<ReportArgs>();
   CLI::App& app = *command.app;
-  app.add_option("--html", args->targets.html);
-  app.add_option("--junit", args->targets.junit);
-  app.add_option("--markdown", args->targets.markdown);
-  app.add_option("--text", args->targets.text);
-  app.add_option("--corpus", args->corpus);
-  app.add_option("--data-dir", args->data_dir);
+  const std::string reports = "Reports";
+  add_report_file_options(app, args->targets, reports, /*jsonl=*/false);
+  app.add_option("--text", args->targets.text, "the text summary, also to a file")
+      ->option_text("FILE")
+      ->group(reports);
+  app.add_option("--corpus", args->corpus,
+                 "corpus whose version the matrices name "
+                 "[default: the data directory's corpus/]")
+      ->option_text("DIR");
+  add_data_dir_option(app, args->data_dir);
   app.add_option("RESULTS", args->inputs);
   command.positionals = &args->inputs;
   command.run = [&command, args] { return run_report(command, *args); };

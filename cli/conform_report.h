@@ -31,6 +31,10 @@ base::Result<void> write_reports(std::span<const conformance::ReaderRun> runs,
 conformance::MatrixInfo matrix_info(const std::filesystem::path& corpus_dir,
                                     std::size_t reader_cases, std::size_t writer_cases);
 
+// Declares --jsonl (with `jsonl`), --junit, --html and --markdown in `group`.
+void add_report_file_options(CLI::App& app, ReportTargets& targets, const std::string& group,
+                             bool jsonl);
+
 // Registers `conform report` under `conform`.
 void add_conform_report_command(CLI::App& conform, Commands& commands);
 

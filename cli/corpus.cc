@@ -38,23 +38,16 @@ namespace conf = stguard::conformance;
 namespace fs = std::filesystem;
 
 constexpr std::string_view kCorpusUsage = "stguard corpus build|list|export [options]";
-constexpr std::string_view kCorpusHelp =
+constexpr std::string_view kCorpusIntro =
     R"(The conformance corpus: safetensors files, valid and deliberately broken, with
 expected verdicts in corpus/manifest.json, generated from the hand-written
 recipes in conformance/cases/.
-
-Commands:
-  build    regenerate corpus/ from the recipes (or check it, or make the
-           on-demand cases)
-  list     print the cases
-  export   copy the case files under y_/n_/i_ names into one directory
-
-`stguard corpus <command> --help` describes each.
 )";
+constexpr std::string_view kCorpusOutro = "`stguard corpus <command> --help` describes each.\n";
 
 constexpr std::string_view kBuildUsage =
     "stguard corpus build [--recipes DIR] [--out DIR] [--check] [--huge DIR]";
-constexpr std::string_view kBuildHelp =
+constexpr std::string_view kBuildIntro =
     R"(Generates every committed case file, manifest.json, on-demand.json and
 README.md from the recipes, byte for byte reproducibly. Files already
 identical are not rewritten. The output folder must be new, empty, or a
@@ -63,43 +56,22 @@ files it made): a file an earlier build made that no recipe produces now is
 removed while it still holds what was written; nothing else is ever touched.
 Without --recipes and --out it works on the stguard checkout that holds the
 current directory, never on an installed copy.
-
-  --recipes DIR  the conformance directory (vocabulary.txt, cases/)
-                 [default: the checkout's conformance/; for --huge, also the
-                 data directory's]
-  --out DIR      where to write [default: the checkout's corpus/]
-  --check        write nothing; exit 1 if DIR differs from the recipes
-  --huge DIR     instead, write only the on-demand cases (too large to
-                 commit, e.g. a 100,000,000-byte header) and their
-                 manifest.json into DIR (new, empty, or an earlier --huge's)
-  --data-dir DIR where stguard's data is (see `stguard conform --help`)
 )";
 
 constexpr std::string_view kListUsage = "stguard corpus list [--recipes DIR] [--json]";
-constexpr std::string_view kListHelp =
+constexpr std::string_view kListIntro =
     R"(Prints every case: id, verdict (accept, reject, or either when the strict
 and reference profiles differ), the expected reason and the description.
 Cases generated only on demand are marked.
-
-  --recipes DIR   the conformance directory [default: the data directory's]
-  --json          one JSON object per line: id, file, verdict, strict,
-                  reference, reason, on_demand, tags, description
-  --data-dir DIR  where stguard's data is (see `stguard conform --help`)
 )";
 
 constexpr std::string_view kExportUsage = "stguard corpus export --flat DIR [--corpus DIR]";
-constexpr std::string_view kExportHelp =
+constexpr std::string_view kExportIntro =
     R"(Copies every case of the corpus into DIR as y_<group>_<name>.safetensors
 (must be accepted), n_... (must be rejected) or i_... (implementation
 defined: the strict and reference profiles differ), for test suites that
 expect that naming. Each file is checked against the manifest's sha256
 first.
-
-  --flat DIR      the output directory: new, empty, or made by an earlier
-                  export (files of cases no longer in the corpus are removed
-                  from it; nothing else is ever touched)
-  --corpus DIR    the corpus to export [default: the data directory's]
-  --data-dir DIR  where stguard's data is (see `stguard conform --help`)
 )";
 
 struct CorpusArgs {
@@ -300,30 +272,60 @@ int run_export(const Command& command, const CorpusArgs& args) {
 }  // namespace
 
 void add_corpus_command(CLI::App& root, Commands& commands) {
-  Command& corpus =
-      commands.add(root, "corpus", "the conformance corpus", kCorpusUsage, kCorpusHelp);
+  Command& corpus = commands.add(root, "corpus", "build, list or export the conformance corpus",
+                                 kCorpusUsage, kCorpusIntro, kCorpusOutro);
   auto args = std::make_shared<CorpusArgs>();
 
-  Command& build =
-      commands.add(*corpus.app, "build", "regenerate the corpus", kBuildUsage, kBuildHelp);
-  build.app->add_option("--recipes", args->recipes);
-  build.app->add_option("--out", args->out);
-  build.app->add_flag("--check", args->check)->disable_flag_override();
-  build.app->add_option("--huge", args->huge);
-  build.app->add_option("--data-dir", args->data_dir);
+  Command& build = commands.add(*corpus.app, "build",
+                                "regenerate corpus/ from the recipes (or check it, or make the "
+                                "on-demand cases)",
+                                kBuildUsage, kBuildIntro);
+  build.app
+      ->add_option("--recipes", args->recipes,
+                   "the conformance directory (vocabulary.txt, cases/) "
+                   "[default: the checkout's conformance/; for --huge, also the "
+                   "data directory's]")
+      ->option_text("DIR");
+  build.app->add_option("--out", args->out, "where to write [default: the checkout's corpus/]")
+      ->option_text("DIR");
+  build.app
+      ->add_flag("--check", args->check, "write nothing; exit 1 if DIR differs from the recipes")
+      ->disable_flag_override();
+  build.app
+      ->add_option("--huge", args->huge,
+                   "instead, write only the on-demand cases (too large to "
+                   "commit, e.g. a 100,000,000-byte header) and their "
+                   "manifest.json into DIR (new, empty, or an earlier --huge's)")
+      ->option_text("DIR");
+  add_data_dir_option(*build.app, args->data_dir);
   build.run = [&build, args] { return run_build(build, *args); };
 
-  Command& list = commands.add(*corpus.app, "list", "print the cases", kListUsage, kListHelp);
-  list.app->add_option("--recipes", args->recipes);
-  list.app->add_flag("--json", args->json)->disable_flag_override();
-  list.app->add_option("--data-dir", args->data_dir);
+  Command& list = commands.add(*corpus.app, "list", "print the cases", kListUsage, kListIntro);
+  list.app
+      ->add_option("--recipes", args->recipes,
+                   "the conformance directory [default: the data directory's]")
+      ->option_text("DIR");
+  list.app
+      ->add_flag("--json", args->json,
+                 "one JSON object per line: id, file, verdict, strict, "
+                 "reference, reason, on_demand, tags, description")
+      ->disable_flag_override();
+  add_data_dir_option(*list.app, args->data_dir);
   list.run = [&list, args] { return run_list(list, *args); };
 
-  Command& exported =
-      commands.add(*corpus.app, "export", "copy the cases flat", kExportUsage, kExportHelp);
-  exported.app->add_option("--flat", args->flat);
-  exported.app->add_option("--corpus", args->corpus);
-  exported.app->add_option("--data-dir", args->data_dir);
+  Command& exported = commands.add(*corpus.app, "export",
+                                   "copy the case files under y_/n_/i_ names into one directory",
+                                   kExportUsage, kExportIntro);
+  exported.app
+      ->add_option("--flat", args->flat,
+                   "the output directory: new, empty, or made by an earlier "
+                   "export (files of cases no longer in the corpus are removed "
+                   "from it; nothing else is ever touched)")
+      ->option_text("DIR");
+  exported.app
+      ->add_option("--corpus", args->corpus, "the corpus to export [default: the data directory's]")
+      ->option_text("DIR");
+  add_data_dir_option(*exported.app, args->data_dir);
   exported.run = [&exported, args] { return run_export(exported, *args); };
 }
 

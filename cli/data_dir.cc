@@ -22,6 +22,15 @@ fs::path self_executable() {
   return ec ? fs::path("stguard") : exe;
 }
 
+void add_data_dir_option(CLI::App& app, std::optional<std::string>& flag) {
+  app.add_option("--data-dir", flag,
+                 "a directory holding corpus/ and conformance/ (else STGUARD_DATA_DIR, "
+                 "then share/stguard next to the installed executable, then the "
+                 "source tree stguard was built from)")
+      ->option_text("DIR")
+      ->group("Data");
+}
+
 base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag) {
   if (flag) {
     if (holds_data(*flag)) return DataDir{*flag, "--data-dir"};

@@ -15,6 +15,7 @@
 #ifndef STGUARD_CLI_DATA_DIR_H_
 #define STGUARD_CLI_DATA_DIR_H_
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct DataDir {
   std::filesystem::path recipes() const { return root / "conformance"; }
   std::filesystem::path adapters() const { return root / "conformance" / "adapters"; }
 };
+
+// Registers --data-dir DIR, in the group "Data" of --help.
+void add_data_dir_option(CLI::App& app, std::optional<std::string>& flag);
 
 // The data directory. Fails saying where it looked.
 base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag);

@@ -40,7 +40,7 @@ constexpr std::string_view kUsage =
     "stguard hunt (--adapter CMD [--name N] [--plain] | --reader DIR|NAME) [--seconds S] "
     "[--runs N] [--seed N] [-j N] [--from-valid] [--out DIR] [options]";
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kIntro =
     R"(Fuzzes a safetensors reader with stguard as the oracle. Each generated file
 goes through the reader's adapter exactly as `stguard conform` runs a case (a
 timeout, an address-space limit and its own process group; a reader whose
@@ -59,69 +59,28 @@ instead (a sanitizer report's bug type and top three frames, else the signal
 or exit status). Each bucket keeps its smallest file, which is then minimised
 (delta debugging on the header's tokens, then the data) while the signature
 holds.
+)";
 
-Reader (exactly one):
-  --adapter CMD      an adapter command (see `stguard conform --help`)
-  --name N           its name [default: file name of its first word]
-  --plain            grade it by exit status alone (0 accept, 1 reject)
-  --reader DIR|NAME  a reader directory, or a bundled reader's name
-
-Generation:
-  --seconds S        generate for S seconds [default: 60, unless --runs]
-  --runs N           generate N files (with --seconds: whichever ends first)
-  --seed N           [default: 1]; a seed and --runs give the same findings
-  --from-valid       mutate only files both profiles accept, one edit each, so
-                     each finding carries exactly one fault (finds rules a
-                     reader skips that other checks usually hide)
-  --corpus DIR       the seed files [default: the data directory's corpus/]
-  --minimise-runs N  reader runs per bucket while minimising [default: 300]
-  --minimise-seconds S  minimisation ends after S seconds, each bucket keeping
-                     what it has [default: as --seconds; no limit with --runs
-                     alone, which keeps the hunt deterministic]
-
-Limits:
-  -j, --jobs N       adapter processes at a time [default: number of CPUs]
-  --timeout SECONDS  per file [default: 10]
-  --memory-mb N      address-space limit per adapter process [default: 2048]
-  --no-persistent    one adapter process per file even for a reader that
-                     declares a "persistent_command" (as for `stguard conform`)
-
-Output:
-  --out DIR          [default: ./hunt-NAME]: findings.jsonl (one line per
-                     bucket: bucket, kind, strict_reason, reference_reason,
-                     reader_verdict, reader_error, hits, file, size, detail,
-                     stderr: a crash's or timeout's, head and tail),
-                     findings/BUCKET.safetensors, cases.txt (a corpus recipe
-                     per bucket; see `stguard hunt promote --help`), hunt.json.
-                     DIR must be new, empty, or an earlier hunt's of the same
-                     reader: the findings are then merged (a bucket found
-                     again adds its hits and keeps the smaller file), and
-                     nothing else in DIR is ever touched
-  --data-dir DIR     where stguard's data is (see `stguard conform --help`)
-  -q, --quiet        no progress on stderr
-
-Exit status: 0 no divergence, 1 divergences found (written to DIR), 2 the hunt
+constexpr std::string_view kOutro =
+    R"(Exit status: 0 no divergence, 1 divergences found (written to DIR), 2 the hunt
 could not run or its findings could not be written (a full disk: nothing is
-counted that the reader did not read). SIGINT, SIGTERM and SIGHUP stop it: no file starts, every
-adapter is killed, the buckets found so far are written unminimised, and the
-exit status is 128 + the signal.
+counted that the reader did not read). SIGINT, SIGTERM and SIGHUP stop it: no
+file starts, every adapter is killed, the buckets found so far are written
+unminimised, and the exit status is 128 + the signal.
 )";
 
 constexpr std::string_view kPromoteUsage =
     "stguard hunt promote DIR --group NAME [--bucket ID]... [--recipes DIR]";
 
-constexpr std::string_view kPromoteHelp =
+constexpr std::string_view kPromoteIntro =
     R"(Appends the recipe stanzas of a hunt's DIR/cases.txt (all, or the --bucket ones)
 to the group file cases/NAME.txt of the conformance recipes, creating it when
 missing; `stguard corpus build` then makes them cases. Review each stanza's
 description (it starts with REVIEW:) and rules before committing.
+)";
 
-  --group NAME     the group, kebab-case (e.g. hunt)
-  --bucket ID      only this bucket (repeatable)
-  --recipes DIR    the conformance directory [default: the checkout's
-                   conformance/, as for `stguard corpus build`]
-
-The group file as it would be is parsed with the other recipes and each new
+constexpr std::string_view kPromoteOutro =
+    R"(The group file as it would be is parsed with the other recipes and each new
 case built first: a stanza that would break `stguard corpus build` is refused.
 
 Exit status: 0 done, 2 nothing written (unknown bucket, bad group name, a
@@ -429,30 +388,86 @@ int run_promote(const Command& command, const PromoteArgs& args) {
 
 void add_hunt_command(CLI::App& root, Commands& commands) {
   Command& command =
-      commands.add(root, "hunt", "fuzz a reader against stguard's verdicts", kUsage, kHelp);
+      commands.add(root, "hunt", "fuzz a reader against stguard's verdicts; findings become cases",
+                   kUsage, kIntro, kOutro);
   auto args = std::make_shared<HuntArgs>();
   CLI::App& app = *command.app;
-  app.add_option("--adapter", args->adapter);
-  app.add_option("--name", args->name);
-  app.add_flag("--plain", args->plain)->disable_flag_override();
-  app.add_option("--reader", args->reader);
-  app.add_option("--seconds", args->seconds);
-  app.add_option("--runs", args->runs);
-  app.add_option("--seed", args->seed);
-  app.add_flag("--from-valid", args->from_valid)->disable_flag_override();
-  app.add_option("--out", args->out);
-  app.add_option("--minimise-runs", args->minimise_runs);
-  app.add_option("--minimise-seconds", args->minimise_seconds);
-  add_run_options(app, args->run);
+  const std::string reader = "Reader (exactly one)";
+  app.add_option("--adapter", args->adapter, "an adapter command (see `stguard conform --help`)")
+      ->option_text("CMD")
+      ->group(reader);
+  app.add_option("--name", args->name, "its name [default: file name of its first word]")
+      ->option_text("N")
+      ->group(reader);
+  app.add_flag("--plain", args->plain, "grade it by exit status alone (0 accept, 1 reject)")
+      ->disable_flag_override()
+      ->group(reader);
+  app.add_option("--reader", args->reader, "a reader directory, or a bundled reader's name")
+      ->option_text("DIR|NAME")
+      ->group(reader);
+
+  const std::string generation = "Generation";
+  app.add_option("--seconds", args->seconds, "generate for S seconds [default: 60, unless --runs]")
+      ->option_text("S")
+      ->group(generation);
+  app.add_option("--runs", args->runs, "generate N files (with --seconds: whichever ends first)")
+      ->option_text("N")
+      ->group(generation);
+  app.add_option("--seed", args->seed, "[default: 1]; a seed and --runs give the same findings")
+      ->option_text("N")
+      ->group(generation);
+  app.add_flag("--from-valid", args->from_valid,
+               "mutate only files both profiles accept, one edit each, so "
+               "each finding carries exactly one fault (finds rules a "
+               "reader skips that other checks usually hide)")
+      ->disable_flag_override()
+      ->group(generation);
+  app.add_option("--corpus", args->run.corpus,
+                 "the seed files [default: the data directory's corpus/]")
+      ->option_text("DIR")
+      ->group(generation);
+  app.add_option("--minimise-runs", args->minimise_runs,
+                 "reader runs per bucket while minimising [default: 300]")
+      ->option_text("N")
+      ->group(generation);
+  app.add_option("--minimise-seconds", args->minimise_seconds,
+                 "minimisation ends after S seconds, each bucket keeping "
+                 "what it has [default: as --seconds; no limit with --runs "
+                 "alone, which keeps the hunt deterministic]")
+      ->option_text("S")
+      ->group(generation);
+
+  const std::string output = "Output";
+  add_run_options(app, args->run, output);
+  app.add_option("--out", args->out,
+                 "[default: ./hunt-NAME]: findings.jsonl (one line per "
+                 "bucket: bucket, kind, strict_reason, reference_reason, "
+                 "reader_verdict, reader_error, hits, file, size, detail, "
+                 "stderr: a crash's or timeout's, head and tail), "
+                 "findings/BUCKET.safetensors, cases.txt (a corpus recipe "
+                 "per bucket; see `stguard hunt promote --help`), hunt.json. "
+                 "DIR must be new, empty, or an earlier hunt's of the same "
+                 "reader: the findings are then merged (a bucket found "
+                 "again adds its hits and keeps the smaller file), and "
+                 "nothing else in DIR is ever touched")
+      ->option_text("DIR")
+      ->group(output);
+  add_data_dir_option(app, args->run.data_dir);
   command.run = [&command, args] { return run_hunt_command(command, *args); };
 
   Command& promote = commands.add(app, "promote", "append findings to a corpus recipe group",
-                                  kPromoteUsage, kPromoteHelp);
+                                  kPromoteUsage, kPromoteIntro, kPromoteOutro);
   auto promote_args = std::make_shared<PromoteArgs>();
   CLI::App& promote_app = *promote.app;
-  promote_app.add_option("--group", promote_args->group);
-  promote_app.add_option("--bucket", promote_args->buckets);
-  promote_app.add_option("--recipes", promote_args->recipes);
+  promote_app.add_option("--group", promote_args->group, "the group, kebab-case (e.g. hunt)")
+      ->option_text("NAME");
+  promote_app.add_option("--bucket", promote_args->buckets, "only this bucket (repeatable)")
+      ->option_text("ID");
+  promote_app
+      .add_option("--recipes", promote_args->recipes,
+                  "the conformance directory [default: the checkout's "
+                  "conformance/, as for `stguard corpus build`]")
+      ->option_text("DIR");
   promote_app.add_option("DIR", promote_args->dirs);
   promote.positionals = &promote_args->dirs;
   promote.run = [&promote, promote_args] { return run_promote(promote, *promote_args); };

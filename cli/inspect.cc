@@ -35,23 +35,13 @@ namespace {
 constexpr std::string_view kUsage =
     "stguard inspect [--json] [--scan-values] [--profile strict|reference] [--max-... N] FILE";
 
-// A static string (Command keeps a view of it): the limit options are
-// written once, in output.h.
-const std::string kHelp =
-    std::string(R"(Shows the header of a safetensors file: one row per tensor with its name, dtype,
+constexpr std::string_view kIntro =
+    R"(Shows the header of a safetensors file: one row per tensor with its name, dtype,
 shape, range relative to the data buffer [begin,end), absolute file range
 [8+N+begin, 8+N+end) and size in bytes; then the __metadata__ pairs; then lints.
+)";
 
-Options:
-  --json                      one JSON object instead of the table
-  --scan-values               also read the tensor data: count NaN, +Inf and -Inf
-                              in each floating-point tensor and find tensors that
-                              are all zeros; exit status 1 when any NaN or Inf
-  --profile strict|reference  how to read the header (default strict)
-)") +
-    std::string(kLimitOptionsHelp) + R"(  -h, --help                  show this help
-
-Lints are warnings, not rejections (the exit status stays 0):
+constexpr std::string_view kOutro = R"(Lints are warnings, not rejections (the exit status stays 0):
   HEADER_NOT_ALIGNED    header length N is not a multiple of 8, so the data
                         buffer (byte 8+N) is not 8-byte aligned
   DATA_MISALIGNED       a tensor's absolute start is not a multiple of its
@@ -63,9 +53,9 @@ Lints are warnings, not rejections (the exit status stays 0):
 
 A rejected file prints REASON, byte OFFSET and message and exits 1 (with what
 the file really is when it is no safetensors file at all, as `stguard check`
-says); a file that cannot be opened exits 2. JSON keys: file, verdict, profile, reason, offset,
-message, then (accepted) header_len, data_offset, data_len, file_size,
-tensors [{name, dtype, shape, data_offsets, absolute_offsets, bytes,
+says); a file that cannot be opened exits 2. JSON keys: file, verdict, profile,
+reason, offset, message, then (accepted) header_len, data_offset, data_len,
+file_size, tensors [{name, dtype, shape, data_offsets, absolute_offsets, bytes,
 header_offset}], metadata (object or null), lints [{code, tensor, message}];
 with --scan-values each tensor also has values ({values, nan, pos_inf, neg_inf,
 all_zero}, or null for integer and BOOL tensors) and the record a values
@@ -425,11 +415,20 @@ int run_inspect(const Command& command, const InspectArgs& args) {
 }  // namespace
 
 void add_inspect_command(CLI::App& root, Commands& commands) {
-  Command& command = commands.add(root, "inspect", "show a file's header", kUsage, kHelp);
+  Command& command = commands.add(
+      root, "inspect",
+      "show a file's header: tensors with relative and absolute ranges, metadata, lints", kUsage,
+      kIntro, kOutro);
   auto args = std::make_shared<InspectArgs>();
-  add_parse_flags(*command.app, args->parse);
-  command.app->add_flag("--json", args->json)->disable_flag_override();
-  command.app->add_flag("--scan-values", args->scan_values)->disable_flag_override();
+  command.app->add_flag("--json", args->json, "one JSON object instead of the table")
+      ->disable_flag_override();
+  command.app
+      ->add_flag("--scan-values", args->scan_values,
+                 "also read the tensor data: count NaN, +Inf and -Inf in each "
+                 "floating-point tensor and find tensors that are all zeros; "
+                 "exit status 1 when any NaN or Inf")
+      ->disable_flag_override();
+  add_parse_flags(command, args->parse);
   command.app->add_option("FILE", args->files);
   command.positionals = &args->files;
   command.run = [&command, args] { return run_inspect(command, *args); };

@@ -1,5 +1,6 @@
 // cli/main.cc: the stguard command. Registers every subcommand (command.h),
 // parses the command line once with CLI11, and runs the chosen command.
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -9,32 +10,16 @@
 
 #include "base/text.h"
 #include "command.h"
+#include "help.h"
 #include "parse_error.h"
 #include "stguard/simd.h"
 
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage =
-    "usage: stguard <command> [options] [args]\n"
-    "\n"
-    "Commands:\n"
-    "  check    validate safetensors files (verdict, reason, byte offset)\n"
-    "  inspect  show a file's header: tensors with relative and absolute ranges,\n"
-    "           metadata, lints\n"
-    "  verify   check a sharded model folder against its index and SHA256SUMS\n"
-    "  corpus   build, list or export the conformance corpus\n"
-    "  conform  grade safetensors readers against the corpus (matrix, reports)\n"
-    "  hunt     fuzz a reader against stguard's verdicts; findings become cases\n"
-    "  adapter  print stguard's own verdict on a file in the adapter protocol\n"
-    "  write    write a safetensors file from a JSON spec (canonical; refuses\n"
-    "           what the format forbids)\n"
-    "  help     show this help, or `stguard help <command>` for a command's help\n"
-    "\n"
-    "Options:\n"
-    "  -h, --help     show this help\n"
-    "  --version      show the version and the parser's SIMD path\n"
-    "\n"
+constexpr std::string_view kUsage = "stguard <command> [options] [args]";
+
+constexpr std::string_view kOutro =
     "Environment:\n"
     "  STGUARD_SIMD   the parser's vector instructions: auto (the CPU's best,\n"
     "                 the default), baseline, avx2 or avx512; every path gives\n"
@@ -48,26 +33,30 @@ constexpr std::string_view kHelpHelp =
     "Shows the help of stguard, or of one command (`stguard help conform report`).\n"
     "\n"
     "  --options   list every command's options as registered, one per line:\n"
-    "              COMMAND<TAB>OPTION (the long name, else the short one);\n"
-    "              the test suite holds each command's help and docs/cli.md\n"
-    "              to this list\n";
+    "              COMMAND<TAB>OPTION<TAB>VALUE<TAB>DESCRIPTION (OPTION the\n"
+    "              long name, else the short one; VALUE empty for a flag;\n"
+    "              the lines of the description joined by blanks); the\n"
+    "              test suite holds docs/cli.md to this list\n";
 
 // `stguard help --options`: the options each command registered with CLI11,
-// the one list the help texts and docs/cli.md are checked against.
+// the one list --help is rendered from and docs/cli.md is checked against.
 void print_options(const Commands& commands) {
   for (const auto& command : commands.all()) {
     for (const CLI::Option* option : command->app->get_options()) {
+      std::string name;
       if (!option->get_lnames().empty()) {
-        std::cout << command->path << "\t--" << option->get_lnames().front() << "\n";
+        name = "--" + option->get_lnames().front();
       } else if (!option->get_snames().empty()) {
-        std::cout << command->path << "\t-" << option->get_snames().front() << "\n";
+        name = "-" + option->get_snames().front();
+      } else {
+        continue;  // a positional argument
       }
+      std::string description = option->get_description();
+      std::replace(description.begin(), description.end(), '\n', ' ');
+      std::cout << command->path << "\t" << name << "\t" << option_placeholder(*option) << "\t"
+                << description << "\n";
     }
   }
-}
-
-void print_help(const Command& command) {
-  std::cout << "usage: " << command.usage << "\n\n" << command.help;
 }
 
 // The innermost command named on the command line (nullptr: none).
@@ -113,8 +102,14 @@ int run(int argc, char** argv) {
   root.require_subcommand(0, 1);
   bool help = false;
   bool version = false;
-  root.add_flag("-h,--help", help)->disable_flag_override();
-  root.add_flag("--version", version)->disable_flag_override();
+  root.add_flag("-h,--help", help, "show this help")->disable_flag_override();
+  root.add_flag("--version", version, "show the version and the parser's SIMD path")
+      ->disable_flag_override();
+  // The root's help, rendered like every command's; not a command itself.
+  Command root_command;
+  root_command.usage = kUsage;
+  root_command.outro = kOutro;
+  root_command.app = &root;
 
   Commands commands;
   add_check_command(root, commands);
@@ -125,7 +120,9 @@ int run(int argc, char** argv) {
   add_adapter_command(root, commands);
   add_hunt_command(root, commands);
   add_write_command(root, commands);
-  Command& help_command = commands.add(root, "help", "show help", kHelpUsage, kHelpHelp);
+  Command& help_command =
+      commands.add(root, "help", "show this help, or `stguard help <command>` for a command's help",
+                   kHelpUsage, kHelpHelp);
   // Everything after `help` names the topic, even words that are command
   // names themselves (CLI11 would otherwise take them as commands).
   help_command.app->prefix_command();
@@ -136,7 +133,7 @@ int run(int argc, char** argv) {
       if (word != "-h" && word != "--help") topic.push_back(word);
     }
     if (topic.empty()) {
-      std::cout << kUsage;
+      std::cout << render_help(root_command, commands);
       return kExitOk;
     }
     if (topic == std::vector<std::string>{"--options"}) {
@@ -150,7 +147,7 @@ int run(int argc, char** argv) {
       return usage_error(help_command, "unknown command '" + path + "'" +
                                            did_you_mean(path, command_names(commands)));
     }
-    print_help(*command);
+    std::cout << render_help(*command, commands);
     return kExitOk;
   };
 
@@ -182,7 +179,7 @@ int run(int argc, char** argv) {
                                                did_you_mean(word, command_names(commands))
                                          : explain_parse_error(e, root, words))
               << "\n"
-              << kUsage;
+              << render_help(root_command, commands);
     return kExitUsage;
   }
 
@@ -190,7 +187,7 @@ int run(int argc, char** argv) {
   if (command == nullptr) {
     if (!after_dashes.empty()) {
       std::cerr << "stguard: unknown command '" << base::terminal_safe(after_dashes[0]) << "'\n"
-                << kUsage;
+                << render_help(root_command, commands);
       return kExitUsage;
     }
     if (version) {
@@ -200,7 +197,7 @@ int run(int argc, char** argv) {
       std::cout << ")\n";
       return kExitOk;
     }
-    (help ? std::cout : std::cerr) << kUsage;
+    (help ? std::cout : std::cerr) << render_help(root_command, commands);
     return help ? kExitOk : kExitUsage;
   }
   if (!after_dashes.empty()) {
@@ -211,7 +208,7 @@ int run(int argc, char** argv) {
                                  after_dashes.end());
   }
   if (command->help_requested && command != &help_command) {
-    print_help(*command);
+    std::cout << render_help(*command, commands);
     return kExitOk;
   }
   if (const std::optional<std::string> empty = empty_option_value(*command->app)) {

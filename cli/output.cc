@@ -18,12 +18,34 @@
 
 namespace stguard::cli {
 
-void add_parse_flags(CLI::App& app, ParseFlags& flags) {
-  app.add_option("--profile", flags.profile);
-  app.add_option("--max-header-bytes", flags.max_header_bytes);
-  app.add_option("--max-tensors", flags.max_tensors);
-  app.add_option("--max-rank", flags.max_rank);
-  app.add_option("--max-name-bytes", flags.max_name_bytes);
+void add_parse_flags(Command& command, ParseFlags& flags) {
+  CLI::App& app = *command.app;
+  app.add_option("--profile", flags.profile,
+                 "strict (default): the hardened reading of the format.\n"
+                 "reference: exactly what the upstream Rust reader accepts.")
+      ->option_text("strict|reference");
+  app.add_option("--max-header-bytes", flags.max_header_bytes,
+                 "largest accepted header length N\n"
+                 "(default: 100000000, upstream's cap, in both profiles)")
+      ->option_text("N")
+      ->group(kLimitsGroup);
+  app.add_option("--max-tensors", flags.max_tensors,
+                 "most tensors in one header\n(default: strict 10000000, reference none)")
+      ->option_text("N")
+      ->group(kLimitsGroup);
+  app.add_option("--max-rank", flags.max_rank,
+                 "most dimensions in one shape\n(default: strict 1024, reference none)")
+      ->option_text("N")
+      ->group(kLimitsGroup);
+  app.add_option("--max-name-bytes", flags.max_name_bytes,
+                 "longest tensor name or metadata key (bytes, unescaped)\n"
+                 "(default: strict 65536, reference none)")
+      ->option_text("N")
+      ->group(kLimitsGroup);
+  command.group_notes.emplace_back(
+      kLimitsGroup,
+      "  Each limit N is a decimal in [0, 18446744073709551615] or \"none\"; a file\n"
+      "  beyond one is rejected with LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).\n");
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "base/failure.h"
 #include "base/file_io.h"
 #include "base/sniff.h"
+#include "command.h"
 #include "stguard/header.h"
 #include "stguard/result.h"
 
@@ -29,23 +30,10 @@ struct ParseFlags {
   std::optional<std::string> max_rank;
   std::optional<std::string> max_name_bytes;
 };
-void add_parse_flags(CLI::App& app, ParseFlags& flags);
+// The limits are a group of their own in --help.
+inline constexpr const char* kLimitsGroup = "Limits";
+void add_parse_flags(Command& command, ParseFlags& flags);
 
-// The --help lines of the limit options that add_parse_flags adds, for the
-// commands that take them (check, inspect, adapter).
-inline constexpr std::string_view kLimitOptionsHelp =
-    R"(  --max-header-bytes N        largest accepted header length N
-                              (default: 100000000, upstream's cap, in both profiles)
-  --max-tensors N             most tensors in one header
-                              (default: strict 10000000, reference none)
-  --max-rank N                most dimensions in one shape
-                              (default: strict 1024, reference none)
-  --max-name-bytes N          longest tensor name or metadata key, in bytes after
-                              unescaping (default: strict 65536, reference none)
-                              Each limit N is a decimal in [0, 18446744073709551615]
-                              or "none"; a file beyond one is rejected with
-                              LIMIT_EXCEEDED (HEADER_TOO_LARGE for the header).
-)";
 // The ParseOptions the flags ask for; fails for a bad value.
 // Each limit is a decimal in [0, 2^64) or "none" (kNoLimit).
 base::Result<ParseOptions> to_parse_options(const ParseFlags& flags);

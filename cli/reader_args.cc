@@ -98,14 +98,29 @@ base::Result<std::uint64_t> parse_memory_mb(const std::string& text) {
   return *mb;
 }
 
-void add_run_options(CLI::App& app, RunArgs& args) {
-  app.add_option("--data-dir", args.data_dir);
-  app.add_option("--corpus", args.corpus);
-  app.add_option("-j,--jobs", args.jobs);
-  app.add_option("--timeout", args.timeout);
-  app.add_option("--memory-mb", args.memory_mb);
-  app.add_flag("--no-persistent", args.no_persistent)->disable_flag_override();
-  app.add_flag("-q,--quiet", args.quiet)->disable_flag_override();
+void add_run_options(CLI::App& app, RunArgs& args, const std::string& output_group) {
+  const std::string limits = "Limits";
+  app.add_option("-j,--jobs", args.jobs, "adapter processes at a time [default: number of CPUs]")
+      ->option_text("N")
+      ->group(limits);
+  app.add_option("--timeout", args.timeout,
+                 "per case or file, 0.001 to 86400, up to three decimals [default: 10]")
+      ->option_text("SECONDS")
+      ->group(limits);
+  app.add_option("--memory-mb", args.memory_mb,
+                 "address-space limit per adapter process (RLIMIT_AS) "
+                 "[default: 2048; 0 = none, needed for sanitizer builds]")
+      ->option_text("N")
+      ->group(limits);
+  app.add_flag("--no-persistent", args.no_persistent,
+               "one adapter process per case or file even for a reader whose "
+               "reader.json declares a \"persistent_command\" (by default such "
+               "a reader answers from -j long-running processes)")
+      ->disable_flag_override()
+      ->group(limits);
+  app.add_flag("-q,--quiet", args.quiet, "no progress on stderr")
+      ->disable_flag_override()
+      ->group(output_group);
 }
 
 base::Result<RunLimits> run_limits(const RunArgs& args) {

@@ -54,9 +54,10 @@ struct RunArgs {
   bool quiet = false;
 };
 
-// Declares --data-dir, --corpus, -j/--jobs, --timeout, --memory-mb,
-// --no-persistent and -q/--quiet on `app`.
-void add_run_options(CLI::App& app, RunArgs& args);
+// Declares -j/--jobs, --timeout, --memory-mb and --no-persistent (the group
+// "Limits" of --help) and -q/--quiet (in `output_group`) on `app`. --corpus,
+// whose meaning differs, and --data-dir (data_dir.h) are the caller's.
+void add_run_options(CLI::App& app, RunArgs& args, const std::string& output_group);
 
 struct RunLimits {
   unsigned jobs = 0;                  // 0: one per CPU

@@ -43,7 +43,7 @@ constexpr std::string_view kUsage =
     "stguard verify [--json] [--quiet] [-r] [--strict] [--follow-symlinks] [--sha256 FILE]\n"
     "               [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] DIR";
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kIntro =
     R"(Checks that a model folder is whole before anything else is blamed, one
 checkpoint at a time: each index (*.safetensors.index*.json, variants such as
 model.safetensors.index.fp16.json included) with the shards it names is one
@@ -74,37 +74,13 @@ checkpoint; a *.safetensors file no index names is one of its own
 Nothing in DIR is ever created, changed, moved or deleted. Names from the
 index or the checksum list that could leave DIR (absolute, "..", backslash,
 NUL) are reported and never opened.
+)";
 
-Options:
-  --json               one JSON document on stdout (shards, indexes, checksums,
-                       findings, summary)
-  -q, --quiet          no progress bar
-  -r, --recursive      also check subfolders (diffusers: unet/, vae/, ...);
-                       hidden folders are skipped, symlinked folders never
-                       followed, at most 8 levels and 100000 names
-  --strict             a total_size mismatch is an error, not a warning
-  --follow-symlinks    follow symlinks whose target stays inside DIR (links
-                       leaving DIR are never followed)
-  --sha256 FILE        checksum list to use instead of DIR/SHA256SUMS; names in
-                       it are relative to DIR
-  --scan-values        count NaN, +Inf and -Inf in every floating-point tensor
-                       (F64, F32, F16, BF16, C64, the F8, F6 and F4 types) and
-                       find tensors that are all zeros; each shard is read
-                       once, hashed or not
-  --layout L           auto (default): detect; folder: a plain folder; hub: a
-                       cache repository, snapshot or cache root; local-dir:
-                       a `hf download --local-dir` folder
-  -j N, --jobs N       hashing threads (default: one per core)
-  --hash-io read|mmap  how files are read for hashing (default read); a file
-                       that grows or shrinks meanwhile is file_changed with
-                       either
-  -h, --help           show this help
-  --                   end of options
-
-Output: findings about the folder as a whole, then per checkpoint a line
+constexpr std::string_view kOutro =
+    R"(Output: findings about the folder as a whole, then per checkpoint a line
 `checkpoint NAME: ...: ok|FAILED` followed by its findings, indented, each
-`FILE: error|warning KIND: MESSAGE`; then a summary line. A progress bar is drawn on stderr while hashing when stderr is a
-terminal (not with --quiet).
+`FILE: error|warning KIND: MESSAGE`; then a summary line. A progress bar is
+drawn on stderr while hashing when stderr is a terminal (not with --quiet).
 
 Exit status: 0 the folder checks out, 1 problems found (any error finding),
 2 could not run (DIR missing, not a directory, unreadable; --sha256 FILE
@@ -395,19 +371,48 @@ int run_verify(const Command& command, VerifyArgs& args) {
 }  // namespace
 
 void add_verify_command(CLI::App& root, Commands& commands) {
-  Command& command = commands.add(root, "verify", "check a model folder", kUsage, kHelp);
+  Command& command =
+      commands.add(root, "verify", "check a sharded model folder against its index and SHA256SUMS",
+                   kUsage, kIntro, kOutro);
   auto args = std::make_shared<VerifyArgs>();
   CLI::App& app = *command.app;
-  app.add_flag("--json", args->json)->disable_flag_override();
-  app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
-  app.add_flag("-r,--recursive", args->options.recursive)->disable_flag_override();
-  app.add_flag("--strict", args->options.strict)->disable_flag_override();
-  app.add_flag("--follow-symlinks", args->options.follow_symlinks)->disable_flag_override();
-  app.add_option("--sha256", args->options.sha256_file);
-  app.add_option("-j,--jobs", args->jobs);
-  app.add_option("--hash-io", args->hash_io);
-  app.add_flag("--scan-values", args->options.scan_values)->disable_flag_override();
-  app.add_option("--layout", args->layout);
+  app.add_flag("--json", args->json,
+               "one JSON document on stdout (shards, indexes, checksums, findings, summary)")
+      ->disable_flag_override();
+  app.add_flag("-q,--quiet", args->quiet, "no progress bar")->disable_flag_override();
+  app.add_flag("-r,--recursive", args->options.recursive,
+               "also check subfolders (diffusers: unet/, vae/, ...); "
+               "hidden folders are skipped, symlinked folders never "
+               "followed, at most 8 levels and 100000 names")
+      ->disable_flag_override();
+  app.add_flag("--strict", args->options.strict, "a total_size mismatch is an error, not a warning")
+      ->disable_flag_override();
+  app.add_flag("--follow-symlinks", args->options.follow_symlinks,
+               "follow symlinks whose target stays inside DIR (links "
+               "leaving DIR are never followed)")
+      ->disable_flag_override();
+  app.add_option("--sha256", args->options.sha256_file,
+                 "checksum list to use instead of DIR/SHA256SUMS; names in "
+                 "it are relative to DIR")
+      ->option_text("FILE");
+  app.add_option("-j,--jobs", args->jobs, "hashing threads (default: one per core)")
+      ->option_text("N");
+  app.add_option("--hash-io", args->hash_io,
+                 "how files are read for hashing (default read); a file "
+                 "that grows or shrinks meanwhile is file_changed with "
+                 "either")
+      ->option_text("read|mmap");
+  app.add_flag("--scan-values", args->options.scan_values,
+               "count NaN, +Inf and -Inf in every floating-point tensor "
+               "(F64, F32, F16, BF16, C64, the F8, F6 and F4 types) and "
+               "find tensors that are all zeros; each shard is read "
+               "once, hashed or not")
+      ->disable_flag_override();
+  app.add_option("--layout", args->layout,
+                 "auto (default): detect; folder: a plain folder; hub: a "
+                 "cache repository, snapshot or cache root; local-dir: "
+                 "a `hf download --local-dir` folder")
+      ->option_text("L");
   app.add_option("DIR", args->dirs);
   command.positionals = &args->dirs;
   command.run = [&command, args] { return run_verify(command, *args); };

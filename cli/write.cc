@@ -21,7 +21,7 @@ namespace {
 
 constexpr std::string_view kUsage = "stguard write [--protocol] SPEC.json OUT.safetensors";
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kIntro =
     R"(Writes the safetensors file a JSON spec describes, canonically: tensors in
 the upstream writer's order, contiguous data, compact JSON, the header padded
 with spaces to a multiple of 8, "__metadata__" first with its keys sorted. The
@@ -44,12 +44,10 @@ is stopped by a signal), and an existing OUT stays as it was when the spec is
 refused. A replaced OUT keeps its permissions; a symbolic link is written
 through; a device or FIFO (/dev/stdout) is written in place. New files get
 permissions 0644 (less what the umask removes).
+)";
 
-  --protocol   answer as a writer adapter (docs/writer-protocol.md): one JSON
-               line on stdout, {"outcome":"written"} or {"outcome":"refused",
-               "reason":"...","error":"..."}, and exit 0 either way
-
-Exit status: 0 written, 1 refused (with the reason on stderr), 2 usage error,
+constexpr std::string_view kOutro =
+    R"(Exit status: 0 written, 1 refused (with the reason on stderr), 2 usage error,
 or a spec or output that cannot be read or written.
 )";
 
@@ -101,11 +99,18 @@ int run_write(const Command& command, const WriteArgs& args) {
 }  // namespace
 
 void add_write_command(CLI::App& root, Commands& commands) {
-  Command& command =
-      commands.add(root, "write", "write a safetensors file from a JSON spec", kUsage, kHelp);
+  Command& command = commands.add(root, "write",
+                                  "write a safetensors file from a JSON spec (canonical; refuses "
+                                  "what the format forbids)",
+                                  kUsage, kIntro, kOutro);
   auto args = std::make_shared<WriteArgs>();
   command.app->add_option("FILE", args->files);
-  command.app->add_flag("--protocol", args->protocol)->disable_flag_override();
+  command.app
+      ->add_flag("--protocol", args->protocol,
+                 "answer as a writer adapter (docs/writer-protocol.md): one JSON "
+                 "line on stdout, {\"outcome\":\"written\"} or {\"outcome\":\"refused\", "
+                 "\"reason\":\"...\",\"error\":\"...\"}, and exit 0 either way")
+      ->disable_flag_override();
   command.positionals = &args->files;
   command.run = [&command, args] { return run_write(command, *args); };
 }

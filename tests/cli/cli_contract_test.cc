@@ -21,19 +21,29 @@ namespace {
 
 using stguard_test::run_cli;
 
-// (command path, option) as `stguard help --options` lists them.
-std::vector<std::pair<std::string, std::string>> registered_options() {
+// One option as `stguard help --options` lists it.
+struct Registered {
+  std::string command;      // "conform report"
+  std::string option;       // "--jobs"
+  std::string value;        // "N", "" for a flag, "?" when undeclared
+  std::string description;  // its lines joined by blanks
+};
+
+std::vector<Registered> registered_options() {
   const stguard_test::CliRun run = run_cli({"help", "--options"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<Registered> options;
   std::istringstream lines(run.out);
   for (std::string line; std::getline(lines, line);) {
-    const std::size_t tab = line.find('\t');
-    if (tab == std::string::npos) {
-      ADD_FAILURE() << "not COMMAND<TAB>OPTION: " << line;
+    std::vector<std::string> fields;
+    std::istringstream columns(line);
+    for (std::string field; std::getline(columns, field, '\t');) fields.push_back(field);
+    if (line.back() == '\t') fields.emplace_back();
+    if (fields.size() != 4) {
+      ADD_FAILURE() << "not COMMAND<TAB>OPTION<TAB>VALUE<TAB>DESCRIPTION: " << line;
       continue;
     }
-    options.emplace_back(line.substr(0, tab), line.substr(tab + 1));
+    options.push_back({fields[0], fields[1], fields[2], fields[3]});
   }
   return options;
 }
@@ -80,7 +90,7 @@ TEST(CliContract, EveryRegisteredOptionIsInItsHelp) {
   const auto options = registered_options();
   ASSERT_GE(options.size(), 50u);
   std::map<std::string, std::string> help_of;
-  for (const auto& [command, option] : options) {
+  for (const auto& [command, option, value, description] : options) {
     if (option == "--help") continue;  // every command's, documented once
     if (!help_of.count(command)) {
       std::vector<std::string> args;
@@ -94,10 +104,44 @@ TEST(CliContract, EveryRegisteredOptionIsInItsHelp) {
   }
 }
 
+// --help is rendered from the registration: an option registered without a
+// description, or taking a value without naming it, would show as a bare name.
+TEST(CliContract, EveryRegisteredOptionHasADescriptionAndNamesItsValue) {
+  const auto options = registered_options();
+  ASSERT_GE(options.size(), 50u);
+  for (const auto& [command, option, value, description] : options) {
+    EXPECT_FALSE(description.empty()) << "`stguard " << command << "` " << option;
+    EXPECT_NE(value, "?") << "`stguard " << command << "` " << option
+                          << " takes a value but declares no placeholder (option_text)";
+  }
+}
+
+// What --help says about an option is its registered description, word for word.
+TEST(CliContract, HelpShowsTheRegisteredDescriptions) {
+  std::map<std::string, std::string> help_of;
+  for (const auto& [command, option, value, description] : registered_options()) {
+    if (!help_of.count(command)) {
+      std::vector<std::string> args;
+      std::istringstream words(command);
+      for (std::string word; words >> word;) args.push_back(word);
+      args.emplace_back("--help");
+      std::string flowed;  // the help with its layout taken out
+      std::istringstream help(run_cli(args).out);
+      for (std::string word; help >> word;) flowed += word + " ";
+      help_of[command] = flowed;
+    }
+    std::string words;
+    std::istringstream described(description);
+    for (std::string word; described >> word;) words += word + " ";
+    EXPECT_NE(help_of[command].find(words), std::string::npos)
+        << "`stguard " << command << " --help` does not show the description of " << option;
+  }
+}
+
 TEST(CliContract, EveryRegisteredOptionIsInDocsCliMd) {
   const auto options = registered_options();
   const std::map<std::string, std::string> sections = documented_commands();
-  for (const auto& [command, option] : options) {
+  for (const auto& [command, option, value, description] : options) {
     if (option == "--help" || command == "help") continue;
     // A subcommand without a section of its own ("corpus build") is
     // documented in its parent's ("corpus").
