@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
+#include "sarif.h"
 
 namespace stguard::cli {
 namespace {
@@ -40,8 +41,9 @@ using verify::VerifyOptions;
 using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
-    "stguard verify [--json] [--quiet] [-r] [--strict] [--follow-symlinks] [--sha256 FILE]\n"
-    "               [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] DIR";
+    "stguard verify [--json] [--sarif FILE] [--quiet] [-r] [--strict] [--follow-symlinks]\n"
+    "               [--sha256 FILE] [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] "
+    "DIR";
 
 constexpr std::string_view kHelp =
     R"(Checks that a model folder is whole before anything else is blamed, one
@@ -78,6 +80,8 @@ NUL) are reported and never opened.
 Options:
   --json               one JSON document on stdout (shards, indexes, checksums,
                        findings, summary)
+  --sarif FILE         also write a SARIF 2.1.0 log to FILE: a result per
+                       finding, its file relative to DIR
   -q, --quiet          no progress bar
   -r, --recursive      also check subfolders (diffusers: unet/, vae/, ...);
                        hidden folders are skipped, symlinked folders never
@@ -116,6 +120,7 @@ hub_content_unreadable). For the cache root, the worst of its repositories.
 struct VerifyArgs {
   VerifyOptions options;
   bool json = false;
+  std::optional<std::string> sarif;
   bool quiet = false;
   std::optional<std::string> jobs;
   std::optional<std::string> hash_io;
@@ -389,6 +394,12 @@ int run_verify(const Command& command, VerifyArgs& args) {
     print_text(report);
   }
   if (!report.ran) std::cerr << "stguard verify: " << base::terminal_safe(report.fatal) << "\n";
+  if (args.sarif) {
+    if (const base::Result<void> wrote = sarif::write_verify_log(*args.sarif, report); !wrote) {
+      std::cerr << "stguard verify: " << base::terminal_safe(wrote.error().message) << "\n";
+      return kExitUsage;
+    }
+  }
   return report.exit_code();
 }
 
@@ -399,6 +410,7 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   auto args = std::make_shared<VerifyArgs>();
   CLI::App& app = *command.app;
   app.add_flag("--json", args->json)->disable_flag_override();
+  app.add_option("--sarif", args->sarif);
   app.add_flag("-q,--quiet", args->quiet)->disable_flag_override();
   app.add_flag("-r,--recursive", args->options.recursive)->disable_flag_override();
   app.add_flag("--strict", args->options.strict)->disable_flag_override();
