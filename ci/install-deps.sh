@@ -4,13 +4,15 @@
 # readers: Node.js and npm for the JavaScript readers `stguard conform` grades,
 # and Python 3 for the worked example adapters (conformance/adapters/example/;
 # each skipped when its command is already on PATH, whatever installed it).
+# jq reads `stguard conform`'s results.jsonl for the GitHub Action's job
+# summary and annotations (ci/action.sh; its test runs in the test command).
 # Runs as root on a fresh machine (apt-get); as another user it only reports.
 set -euo pipefail
 
 profile="${1:-build}"
 packages=(cmake make pkg-config clang-14 g++-12 libclang-rt-14-dev llvm-14
           nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev
-          clang-format-14 clang-tidy-14)
+          clang-format-14 clang-tidy-14 jq)
 case "$profile" in
   build) ;;
   bench) packages+=(libbenchmark-dev libsimdjson-dev time) ;;

@@ -13,13 +13,14 @@
 #include "base/text.h"
 #include "command.h"
 #include "output.h"
+#include "sarif.h"
 #include "stguard/file.h"
 
 namespace stguard::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "stguard check [--profile strict|reference] [--json] [--max-... N] FILE...";
+    "stguard check [--profile strict|reference] [--json] [--sarif FILE] [--max-... N] FILE...";
 
 constexpr std::string_view kIntro =
     "Validates the structure of safetensors files without reading tensor data.\n";
@@ -46,6 +47,7 @@ file could not be opened (the other files are still checked).
 struct CheckArgs {
   ParseFlags parse;
   bool json = false;
+  std::optional<std::string> sarif;
   std::vector<std::string> files;
 };
 
@@ -89,6 +91,8 @@ int run_check(const Command& command, const CheckArgs& args) {
   if (args.files.empty()) return usage_error(command, "no FILE given");
 
   int exit_code = kExitOk;
+  std::optional<sarif::CheckLog> log;
+  if (args.sarif) log.emplace();
   for (const std::string& file : args.files) {
     base::UniqueFd fd;
     const Result<HeaderSummary> result = validate_path(file, *options, &fd);
@@ -103,6 +107,13 @@ int run_check(const Command& command, const CheckArgs& args) {
       print_text(file, options->profile, result, sniffed);
     }
     exit_code = std::max(exit_code, exit_code_for(result ? nullptr : &result.error()));
+    if (log) log->add(file, result, fd.get());
+  }
+  if (log) {
+    if (const base::Result<void> wrote = log->write(*args.sarif, exit_code); !wrote) {
+      std::cerr << "stguard check: " << base::terminal_safe(wrote.error().message) << "\n";
+      return kExitUsage;
+    }
   }
   return exit_code;
 }
@@ -117,6 +128,11 @@ void add_check_command(CLI::App& root, Commands& commands) {
   add_parse_flags(command, args->parse);
   command.app->add_flag("--json", args->json, "one JSON object per file, one per line, on stdout")
       ->disable_flag_override();
+  command.app
+      ->add_option("--sarif", args->sarif,
+                   "also write a SARIF 2.1.0 log to FILE: a result per rejected or "
+                   "unreadable file, at the byte of the fault")
+      ->option_text("FILE");
   command.app->add_option("FILE", args->files);
   command.positionals = &args->files;
   command.run = [&command, args] { return run_check(command, *args); };

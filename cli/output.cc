@@ -22,7 +22,7 @@ void add_parse_flags(Command& command, ParseFlags& flags) {
   CLI::App& app = *command.app;
   app.add_option("--profile", flags.profile,
                  "strict (default): the hardened reading of the format.\n"
-                 "reference: exactly what the upstream Rust reader accepts.")
+                 "reference: what the upstream Rust reader accepts, no more.")
       ->option_text("strict|reference");
   app.add_option("--max-header-bytes", flags.max_header_bytes,
                  "largest accepted header length N\n"

@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
+#include "sarif.h"
 
 namespace stguard::cli {
 namespace {
@@ -40,8 +41,9 @@ using verify::VerifyOptions;
 using verify::VerifyReport;
 
 constexpr std::string_view kUsage =
-    "stguard verify [--json] [--quiet] [-r] [--strict] [--follow-symlinks] [--sha256 FILE]\n"
-    "               [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] DIR";
+    "stguard verify [--json] [--sarif FILE] [--quiet] [-r] [--strict] [--follow-symlinks]\n"
+    "               [--sha256 FILE] [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] "
+    "DIR";
 
 constexpr std::string_view kIntro =
     R"(Checks that a model folder is whole before anything else is blamed, one
@@ -92,6 +94,7 @@ hub_content_unreadable). For the cache root, the worst of its repositories.
 struct VerifyArgs {
   VerifyOptions options;
   bool json = false;
+  std::optional<std::string> sarif;
   bool quiet = false;
   std::optional<std::string> jobs;
   std::optional<std::string> hash_io;
@@ -365,6 +368,12 @@ int run_verify(const Command& command, VerifyArgs& args) {
     print_text(report);
   }
   if (!report.ran) std::cerr << "stguard verify: " << base::terminal_safe(report.fatal) << "\n";
+  if (args.sarif) {
+    if (const base::Result<void> wrote = sarif::write_verify_log(*args.sarif, report); !wrote) {
+      std::cerr << "stguard verify: " << base::terminal_safe(wrote.error().message) << "\n";
+      return kExitUsage;
+    }
+  }
   return report.exit_code();
 }
 
@@ -379,6 +388,10 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   app.add_flag("--json", args->json,
                "one JSON document on stdout (shards, indexes, checksums, findings, summary)")
       ->disable_flag_override();
+  app.add_option("--sarif", args->sarif,
+                 "also write a SARIF 2.1.0 log to FILE: a result per finding, its file "
+                 "relative to DIR")
+      ->option_text("FILE");
   app.add_flag("-q,--quiet", args->quiet, "no progress bar")->disable_flag_override();
   app.add_flag("-r,--recursive", args->options.recursive,
                "also check subfolders (diffusers: unet/, vae/, ...); "

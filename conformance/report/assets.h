@@ -1,6 +1,6 @@
 // conformance/report/assets.h: the files of conformance/report/assets/, as
 // compiled into stguard. CMake turns each file into a generated source
-// (embed_asset.cmake) whenever the file changes, so the page's skeleton,
+// (cmake/embed_file.cmake) whenever the file changes, so the page's skeleton,
 // style and script are edited as the HTML, CSS and JavaScript they are.
 //
 //   std::string_view css = stguard::conformance::assets::matrix_css();

@@ -1,15 +1,17 @@
-# embed_asset.cmake: writes a C++ source defining a function that returns the
-# bytes of a file, so that report assets are real files in the source tree
-# and still part of the stguard executable. Run at build time by the custom
-# command in CMakeLists.txt (which reruns it when the file changes):
+# embed_file.cmake: writes a C++ source defining a function that returns the
+# bytes of a file, so that files kept as real files in the source tree (the
+# report's HTML, CSS and JavaScript; the documentation the SARIF rules are
+# read from) are still part of the stguard executable. Run at build time by a
+# custom command (which reruns it when the file changes):
 #
 #   cmake -DINPUT=assets/matrix.css -DOUTPUT=matrix_css.cc -DFUNCTION=matrix_css
-#         -P embed_asset.cmake
+#         -DHEADER=conformance/report/assets.h
+#         -DNAMESPACE=stguard::conformance::assets -P cmake/embed_file.cmake
 #
-# The function is declared in conformance/report/assets.h.
-foreach(var INPUT OUTPUT FUNCTION)
+# HEADER declares `std::string_view FUNCTION() noexcept` in NAMESPACE.
+foreach(var INPUT OUTPUT FUNCTION HEADER NAMESPACE)
   if(NOT DEFINED ${var})
-    message(FATAL_ERROR "embed_asset.cmake: -D${var}=... is required")
+    message(FATAL_ERROR "embed_file.cmake: -D${var}=... is required")
   endif()
 endforeach()
 
@@ -27,10 +29,10 @@ cmake_path(GET INPUT FILENAME name)
 # A trailing zero keeps the array non-empty for an empty file; it is not
 # part of the returned bytes.
 file(WRITE "${OUTPUT}.tmp"
-"// Generated from conformance/report/assets/${name} by embed_asset.cmake: do not edit.
-#include \"conformance/report/assets.h\"
+"// Generated from ${name} by cmake/embed_file.cmake: do not edit.
+#include \"${HEADER}\"
 
-namespace stguard::conformance::assets {
+namespace ${NAMESPACE} {
 namespace {
 
 constexpr unsigned char kBytes[] = {
@@ -42,8 +44,8 @@ std::string_view ${FUNCTION}() noexcept {
   return {reinterpret_cast<const char*>(kBytes), ${size}};
 }
 
-}  // namespace stguard::conformance::assets
+}  // namespace ${NAMESPACE}
 ")
-# Only touch OUTPUT when it changes, so that an unchanged asset recompiles nothing.
+# Only touch OUTPUT when it changes, so that an unchanged file recompiles nothing.
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
 file(REMOVE "${OUTPUT}.tmp")
