@@ -505,9 +505,11 @@ void add_conform_command(CLI::App& root, Commands& commands) {
                  "[default: file name of its first word]")
       ->option_text("NAME")
       ->group(readers);
-  app.add_flag("--plain",
-               "grade the preceding --adapter by exit status alone "
-               "(0 accept, 1 reject, anything else a crash)")
+  // Counted, not stored: each --plain applies to the --adapter before it.
+  app.add_flag("--plain")
+      ->description(
+          "grade the preceding --adapter by exit status alone "
+          "(0 accept, 1 reject, anything else a crash)")
       ->disable_flag_override()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->group(readers);
