@@ -31,14 +31,11 @@ run_preset() {
 if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsan; fi
 # The second compiler runs everything that a compiler can change. Left to
 # the first: conform.bundled (label conform), which grades the bundled
-# readers' answers and costs minutes of node start-ups; the house rules
+# readers' answers and costs minutes of node start-ups, and the house rules
 # (label lint: formatting, module table, docs, clang-tidy), which read the
-# source, not a build; and install.cli_away_from_source, which builds and
-# installs a copy of the command to run it away from its sources, where
-# only the install rules and the data lookup are under test. g++ still
-# builds every target, runs every unit test and builds the install
-# consumers.
+# source, not a build. g++ still builds every target, runs every unit test
+# and the install tests.
 if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
 if [ "$compilers" = all ]; then
-  run_preset gcc-asan-ubsan -LE '^(conform|lint)$' -E '^install[.]cli_away_from_source$'
+  run_preset gcc-asan-ubsan -LE '^(conform|lint)$'
 fi

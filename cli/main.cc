@@ -10,6 +10,7 @@
 
 #include "base/text.h"
 #include "command.h"
+#include "data_dir.h"
 #include "help.h"
 #include "parse_error.h"
 #include "stguard/simd.h"
@@ -195,6 +196,13 @@ int run(int argc, char** argv) {
                 << "\nSIMD path: " << simd_path_name(simd_path_in_use()) << " (this CPU has";
       for (SimdPath path : supported_simd_paths()) std::cout << " " << simd_path_name(path);
       std::cout << ")\n";
+      // Where the corpus and the bundled readers come from, as conform, hunt
+      // and corpus would find them: a stale copy is a common surprise.
+      const base::Result<DataDir> data = find_data_dir(std::nullopt);
+      std::cout << "data: "
+                << base::terminal_safe(data ? data->root.string() + " (" + data->found_by + ")"
+                                            : "none: " + data.error().message)
+                << "\n";
       return kExitOk;
     }
     (help ? std::cout : std::cerr) << render_help(root_command, commands);

@@ -99,6 +99,19 @@ TEST_F(CliTest, TopLevelHelpAndVersion) {
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("stguard ", 0), 0u) << version.out;
   EXPECT_NE(version.out.find("\nSIMD path: "), std::string::npos) << version.out;
+  // The build tree's command finds the source tree it was built from; the
+  // environment wins over it, and a wrong one is named.
+  EXPECT_NE(version.out.find("\ndata: " STGUARD_SOURCE_DIR " (source tree)\n"), std::string::npos)
+      << version.out;
+  const CliRun from_env = run_cli({"--version"}, {{"STGUARD_DATA_DIR", STGUARD_SOURCE_DIR}});
+  EXPECT_NE(from_env.out.find("\ndata: " STGUARD_SOURCE_DIR " (STGUARD_DATA_DIR)\n"),
+            std::string::npos)
+      << from_env.out;
+  const CliRun wrong = run_cli({"--version"}, {{"STGUARD_DATA_DIR", "/nonexistent"}});
+  EXPECT_EQ(wrong.exit_code, 0);
+  EXPECT_NE(wrong.out.find("\ndata: none: STGUARD_DATA_DIR=/nonexistent holds no stguard data"),
+            std::string::npos)
+      << wrong.out;
 }
 
 TEST_F(CliTest, SimdPathFromTheEnvironment) {

@@ -1,13 +1,19 @@
-# cmake -P script run by the `install.cli_away_from_source` ctest test: an
-# installed stguard must work with its source tree out of reach.
-#   1. copy the source tree (without build/ and .git) to WORK_DIR/src;
-#   2. build the command from the copy and `cmake --install` it into a
-#      scratch prefix; make the Debian package with cpack and list it;
-#   3. move the copy away (the path compiled into the binary no longer exists);
-#   4. from another directory, run `stguard check`, `stguard corpus list` and
-#      `stguard conform --reader stguard-strict` on the installed data.
-# Inputs: STGUARD_SOURCE_DIR WORK_DIR CXX_COMPILER
-foreach(var STGUARD_SOURCE_DIR WORK_DIR CXX_COMPILER)
+# cmake -P script run by the `install.cli_installed_data` ctest test: the
+# installed command must work from anywhere on its installed data alone.
+#   1. `cmake --install` the test suite's own build into a scratch prefix;
+#      make the Debian package with cpack and list it;
+#   2. from another directory, check that `stguard --version` names the
+#      installed data (share/stguard next to the executable) as the data it
+#      uses: the source tree the binary was built from is the lookup's last
+#      resort and the only use the command makes of that path (cli/data_dir.h),
+#      so a command that says "installed" cannot be reading the sources;
+#   3. run `stguard check`, `stguard corpus list` and `stguard conform
+#      --reader stguard-strict` there, and STGUARD_DATA_DIR over the installed
+#      data.
+# The build is installed rather than a copy of the sources compiled again:
+# the install rules and the data lookup are under test, not the compiler.
+# Inputs: STGUARD_BUILD_DIR WORK_DIR
+foreach(var STGUARD_BUILD_DIR WORK_DIR)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "run_installed_cli_test.cmake: ${var} is not set")
   endif()
@@ -24,26 +30,10 @@ function(run_step what)
 endfunction()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
-set(src "${WORK_DIR}/src")
-set(build "${WORK_DIR}/build")
+set(build "${STGUARD_BUILD_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 set(cwd "${WORK_DIR}")
-file(MAKE_DIRECTORY "${src}")
-file(GLOB top RELATIVE "${STGUARD_SOURCE_DIR}" "${STGUARD_SOURCE_DIR}/*")
-foreach(entry IN LISTS top)
-  if(NOT entry MATCHES "^(build|\\.git)$")
-    file(COPY "${STGUARD_SOURCE_DIR}/${entry}" DESTINATION "${src}"
-      PATTERN node_modules EXCLUDE)
-  endif()
-endforeach()
-
-# No build type (no optimisation, no debug info): this test is about where
-# the installed command finds its data and what the package holds, not its
-# speed, and an unoptimised build of the command takes half the time.
-run_step("configure the copy" ${CMAKE_COMMAND} -S "${src}" -B "${build}"
-  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DCMAKE_BUILD_TYPE=
-  -DSTGUARD_BUILD_TESTS=OFF -DSTGUARD_BUILD_FUZZERS=OFF -DCMAKE_INSTALL_PREFIX=/usr)
-run_step("build stguard" ${CMAKE_COMMAND} --build "${build}" -j2 --target stguard_cli)
+file(MAKE_DIRECTORY "${cwd}")
 run_step("install" ${CMAKE_COMMAND} --install "${build}" --prefix "${prefix}")
 foreach(installed bin/stguard share/doc/stguard/LICENSE share/stguard/corpus/manifest.json
     share/stguard/conformance/vocabulary.txt share/stguard/conformance/cases/layout.txt
@@ -74,12 +64,16 @@ if(DPKG_DEB)
   endforeach()
 endif()
 
-# Out of reach: the path compiled into the binary no longer exists.
-file(RENAME "${src}" "${WORK_DIR}/moved-away")
+# Elsewhere, the installed command on its installed data.
 set(cwd "${WORK_DIR}/elsewhere")
 file(MAKE_DIRECTORY "${cwd}")
 set(stguard "${prefix}/bin/stguard")
 set(data "${prefix}/share/stguard")
+run_step("stguard --version" "${stguard}" --version)
+string(FIND "${step_output}" "\ndata: ${data} (installed)\n" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the installed command does not use its installed data:\n${step_output}")
+endif()
 run_step("stguard check" "${stguard}" check "${data}/corpus/dtypes/all-22-canonical.safetensors")
 run_step("stguard corpus list" "${stguard}" corpus list)
 string(FIND "${step_output}" "dtypes/all-22-canonical" at)
