@@ -1,7 +1,9 @@
 #include "layout.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dtype_table.h"
 #include "message.h"
@@ -9,6 +11,10 @@
 
 namespace stguard::detail {
 namespace {
+
+// Below this many spans std::sort is as fast as the radix passes' tables.
+constexpr std::size_t kRadixSortFrom = 2048;
+constexpr unsigned kRadixBits = 11;  // 2048 buckets: the counts stay in L1
 
 // A tensor's name for a message. Reading it again may decode escapes into
 // `scratch`, which must outlive the message() call that quotes it.
@@ -55,17 +61,6 @@ bool size_ok(const TensorRecord& t) noexcept {
   return t.begin <= t.end && size.fault == SizeFault::kNone && t.end - t.begin == size.bytes;
 }
 
-struct Span {
-  std::uint64_t begin;
-  std::uint64_t end;
-  std::uint32_t index;  // document order, the tie-breaker
-  friend bool operator<(const Span& a, const Span& b) noexcept {
-    if (a.begin != b.begin) return a.begin < b.begin;
-    if (a.end != b.end) return a.end < b.end;
-    return a.index < b.index;
-  }
-};
-
 // Places tensors one after another in (begin, end) order: the first fault of
 // the walk, if any.
 class LayoutWalk {
@@ -75,6 +70,16 @@ class LayoutWalk {
         file_size_(file_size),
         data_start_(8 + header_len),  // the caller checked 8 + N <= file_size
         data_len_(file_size - data_start_) {}
+
+  // The common case from the span alone, without reading the tensor's
+  // record (a cache miss per tensor when the order was not the header's).
+  bool place(const Span& s) {
+    if (s.end <= data_len_ && s.begin == covered_to_) {
+      covered_to_ = s.end;
+      return true;
+    }
+    return place(s.index);
+  }
 
   bool place(std::size_t index) {
     const TensorRecord& t = h_.tensors[index];
@@ -124,6 +129,43 @@ class LayoutWalk {
 
 }  // namespace
 
+// Headers whose entries are not in offset order (a shuffled state dict, a
+// writer that orders by name) are common, and comparing 100,000 spans was
+// over a third of validating such a header (docs/performance.md). So: a
+// stable least-significant-digit radix sort on `begin` over the digits its
+// largest value has, which keeps document order among equal begins, then
+// std::sort within each run of equal begins for `end`. Runs are one span
+// long except for empty tensors and overlaps, so the work stays linear.
+void sort_spans(std::vector<Span>& spans) {
+  if (spans.size() < kRadixSortFrom) {
+    std::sort(spans.begin(), spans.end());
+    return;
+  }
+  std::uint64_t largest = 0;
+  for (const Span& s : spans) largest |= s.begin;
+  std::vector<Span> buffer(spans.size());
+  std::vector<std::uint32_t> counts(std::size_t{1} << kRadixBits);
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << kRadixBits) - 1;
+  for (unsigned shift = 0; shift < 64 && (largest >> shift) != 0; shift += kRadixBits) {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (const Span& s : spans) ++counts[(s.begin >> shift) & kMask];
+    std::uint32_t total = 0;
+    for (std::uint32_t& c : counts) {
+      const std::uint32_t here = c;
+      c = total;
+      total += here;
+    }
+    for (const Span& s : spans) buffer[counts[(s.begin >> shift) & kMask]++] = s;
+    spans.swap(buffer);
+  }
+  for (auto run = spans.begin(); run != spans.end();) {
+    auto next = run + 1;
+    while (next != spans.end() && next->begin == run->begin) ++next;
+    if (next - run > 1) std::sort(run, next);
+    run = next;
+  }
+}
+
 std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_t header_len,
                                             std::uint64_t file_size) {
   const std::vector<TensorRecord>& tensors = h.tensors;
@@ -157,10 +199,10 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     spans.push_back(Span{tensors[i].begin, tensors[i].end, static_cast<std::uint32_t>(i)});
   }
-  std::sort(spans.begin(), spans.end());
+  sort_spans(spans);
   LayoutWalk sorted_walk(h, header_len, file_size);
   for (const Span& s : spans) {
-    if (!sorted_walk.place(s.index)) break;
+    if (!sorted_walk.place(s)) break;
   }
   return sorted_walk.finish();
 }

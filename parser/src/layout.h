@@ -13,6 +13,22 @@
 
 namespace stguard::detail {
 
+// A tensor's data range and its place in the document, for the layout walk.
+struct Span {
+  std::uint64_t begin;
+  std::uint64_t end;
+  std::uint32_t index;  // document order, the tie-breaker
+  friend bool operator<(const Span& a, const Span& b) noexcept {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    if (a.end != b.end) return a.end < b.end;
+    return a.index < b.index;
+  }
+};
+
+// Sorts by (begin, end, index): the order of operator<, and so the same
+// result as std::sort (indices are distinct). Linear on large inputs.
+void sort_spans(std::vector<Span>& spans);
+
 // Per tensor, in document order: begin <= end, element and bit counts fit in
 // u64, whole bytes, end - begin equals the implied size. Then, sorted by
 // (begin, end, document order): no tensor past the buffer, no hole, no

@@ -1,0 +1,196 @@
+// bench/checkpoint_bench.cc: the parser's speed on headers shaped like real
+// checkpoints (checkpoint_headers.h: three families, three entry orders,
+// 300 to 100,000 tensors), each against simdjson's DOM parse of the same
+// bytes. After the runs it prints one row per shape with the three ratios
+// docs/performance.md holds, and marks a ratio past its goal with "!":
+//
+//   simdjson DOM / strict validate_header    at least 1.3
+//   strict parse_header / validate_header    at most 1.5
+//   reference / strict validate_header       at most 1.2
+//
+// A regression on any one shape shows in its row of one run.
+//
+//   build/release/bench/stguard_checkpoint_bench
+//   taskset -c 1 build/release/bench/stguard_checkpoint_bench \
+//       --benchmark_filter='/100000/' --benchmark_repetitions=5 \
+//       --benchmark_enable_random_interleaving=true
+#include <benchmark/benchmark.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checkpoint_headers.h"
+#include "stguard/header.h"
+
+namespace {
+
+using stguard::bench::CheckpointShape;
+using stguard::bench::SyntheticHeader;
+
+struct Prepared {
+  SyntheticHeader header;
+  simdjson::padded_string text;  // the JSON alone, padded as simdjson needs
+};
+
+// Made once per shape, outside the timing.
+const Prepared& prepared(const CheckpointShape& shape) {
+  static std::map<std::string, std::unique_ptr<Prepared>> cache;
+  std::unique_ptr<Prepared>& slot = cache[stguard::bench::shape_name(shape)];
+  if (!slot) {
+    SyntheticHeader header = stguard::bench::make_checkpoint_header(shape);
+    const auto* text = reinterpret_cast<const char*>(header.bytes.data() + 8);
+    simdjson::padded_string padded(text, header.bytes.size() - 8);
+    slot = std::make_unique<Prepared>(Prepared{std::move(header), std::move(padded)});
+  }
+  return *slot;
+}
+
+enum class Work { kStrictValidate, kReferenceValidate, kStrictParse, kSimdjsonDom };
+constexpr Work kAllWork[] = {Work::kStrictValidate, Work::kReferenceValidate, Work::kStrictParse,
+                             Work::kSimdjsonDom};
+
+const char* work_name(Work work) {
+  switch (work) {
+    case Work::kStrictValidate:
+      return "strict_validate";
+    case Work::kReferenceValidate:
+      return "reference_validate";
+    case Work::kStrictParse:
+      return "strict_parse";
+    case Work::kSimdjsonDom:
+      return "simdjson_dom";
+  }
+  return "";
+}
+
+void run(benchmark::State& state, const CheckpointShape& shape, Work work) {
+  const Prepared& p = prepared(shape);
+  const SyntheticHeader& h = p.header;
+  stguard::ParseOptions options;
+  options.profile =
+      work == Work::kReferenceValidate ? stguard::Profile::kReference : stguard::Profile::kStrict;
+  // Every shape must be accepted, or the figures measure a rejection.
+  if (const auto check = stguard::parse_header(h.bytes, h.file_size(), options);
+      !check || check->tensors.size() != shape.tensors) {
+    state.SkipWithError(check ? "tensor count differs" : check.error().to_string().c_str());
+    return;
+  }
+  simdjson::dom::parser parser;
+  for (auto _ : state) {
+    switch (work) {
+      case Work::kStrictValidate:
+      case Work::kReferenceValidate: {
+        auto result = stguard::validate_header(h.bytes, h.file_size(), options);
+        benchmark::DoNotOptimize(result);
+        break;
+      }
+      case Work::kStrictParse: {
+        auto result = stguard::parse_header(h.bytes, h.file_size(), options);
+        benchmark::DoNotOptimize(result);
+        break;
+      }
+      case Work::kSimdjsonDom: {
+        simdjson::dom::element doc;
+        auto error = parser.parse(p.text).get(doc);
+        benchmark::DoNotOptimize(error);
+        benchmark::DoNotOptimize(doc);
+        break;
+      }
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(h.header_len));
+  state.counters["header_bytes"] = static_cast<double>(h.header_len);
+}
+
+// The console output, then one row of ratios per shape (medians of CPU time
+// over the repetitions, or the one run without them).
+class ShapeReporter : public benchmark::ConsoleReporter {
+ public:
+  explicit ShapeReporter(std::vector<CheckpointShape> shapes)
+      : ConsoleReporter(OO_Tabular), shapes_(std::move(shapes)) {}
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      if (r.run_type == Run::RT_Iteration) {
+        times_[r.run_name.str()].push_back(r.GetAdjustedCPUTime());
+      } else if (r.aggregate_name == "median") {
+        reported_medians_[r.run_name.str()] = r.GetAdjustedCPUTime();
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\n%-28s %9s %12s %16s %16s %14s\n", "shape (CPU time, medians)", "header MB",
+                "strict (ms)", "simdjson/strict", "parse/validate", "ref/strict");
+    std::printf("%-28s %9s %12s %16s %16s %14s\n", "", "", "", "goal >= 1.3", "goal <= 1.5",
+                "goal <= 1.2");
+    for (const CheckpointShape& shape : shapes_) {
+      const std::string name = stguard::bench::shape_name(shape);
+      const auto strict = median(name, Work::kStrictValidate);
+      if (!strict) continue;  // filtered out
+      const double mb = static_cast<double>(prepared(shape).header.header_len) / 1e6;
+      std::printf("%-28s %9.2f %12.3f %16s %16s %14s\n", name.c_str(), mb, *strict,
+                  cell(median(name, Work::kSimdjsonDom), strict, 1.3, true).c_str(),
+                  cell(median(name, Work::kStrictParse), strict, 1.5, false).c_str(),
+                  cell(median(name, Work::kReferenceValidate), strict, 1.2, false).c_str());
+    }
+  }
+
+ private:
+  std::optional<double> median(const std::string& shape, Work work) const {
+    const std::string name = shape + "/" + work_name(work);
+    if (auto it = times_.find(name); it != times_.end() && !it->second.empty()) {
+      std::vector<double> v = it->second;
+      std::sort(v.begin(), v.end());
+      const std::size_t m = v.size() / 2;
+      return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+    }
+    if (auto it = reported_medians_.find(name); it != reported_medians_.end()) return it->second;
+    return std::nullopt;
+  }
+
+  // "1.45x", with "!" when the goal is missed; "-" when not measured.
+  static std::string cell(std::optional<double> top, std::optional<double> bottom, double goal,
+                          bool at_least) {
+    if (!top || !bottom || *bottom <= 0) return "-";
+    const double ratio = *top / *bottom;
+    const bool missed = at_least ? ratio < goal : ratio > goal;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2fx%s", ratio, missed ? " !" : "");
+    return text;
+  }
+
+  std::vector<CheckpointShape> shapes_;
+  std::map<std::string, std::vector<double>> times_;
+  std::map<std::string, double> reported_medians_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const std::vector<CheckpointShape> shapes = stguard::bench::all_shapes({300, 10'000, 100'000});
+  for (const CheckpointShape& shape : shapes) {
+    for (const Work work : kAllWork) {
+      const std::string name = stguard::bench::shape_name(shape) + "/" + work_name(work);
+      benchmark::RegisterBenchmark(name.c_str(), [shape, work](benchmark::State& state) {
+        run(state, shape, work);
+      })->Unit(benchmark::kMillisecond);
+    }
+  }
+  ShapeReporter reporter(shapes);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}
