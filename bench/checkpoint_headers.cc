@@ -229,17 +229,7 @@ SyntheticHeader make_checkpoint_header(const CheckpointShape& shape) {
     append_entry(json, entries[i], ranges[i].first, ranges[i].second);
   }
   json += '}';
-  json.append((8 - json.size() % 8) % 8, ' ');
-
-  SyntheticHeader out;
-  out.header_len = json.size();
-  out.data_len = offset;
-  out.bytes.reserve(8 + json.size());
-  for (int i = 0; i < 8; ++i) {
-    out.bytes.push_back(static_cast<std::uint8_t>(out.header_len >> (8 * i)));
-  }
-  out.bytes.insert(out.bytes.end(), json.begin(), json.end());
-  return out;
+  return finish_header(std::move(json), offset);
 }
 
 }  // namespace stguard::bench

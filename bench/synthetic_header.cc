@@ -69,6 +69,19 @@ void append_entry(std::string& out, const Spec& spec, std::uint64_t begin, std::
 
 }  // namespace
 
+SyntheticHeader finish_header(std::string json, std::uint64_t data_len) {
+  json.append((8 - json.size() % 8) % 8, ' ');
+  SyntheticHeader out;
+  out.header_len = json.size();
+  out.data_len = data_len;
+  out.bytes.reserve(8 + json.size());
+  for (int i = 0; i < 8; ++i) {
+    out.bytes.push_back(static_cast<std::uint8_t>(out.header_len >> (8 * i)));
+  }
+  out.bytes.insert(out.bytes.end(), json.begin(), json.end());
+  return out;
+}
+
 SyntheticHeader make_synthetic_header(const SyntheticOptions& options) {
   std::vector<Spec> specs = make_specs(options);
   // Canonical order: every tensor is BF16, so the writer orders by name.
@@ -101,17 +114,7 @@ SyntheticHeader make_synthetic_header(const SyntheticOptions& options) {
     append_entry(json, specs[i], ranges[i].first, ranges[i].second);
   }
   json += '}';
-  json.append((8 - json.size() % 8) % 8, ' ');
-
-  SyntheticHeader out;
-  out.header_len = json.size();
-  out.data_len = offset;
-  out.bytes.reserve(8 + json.size());
-  for (int i = 0; i < 8; ++i) {
-    out.bytes.push_back(static_cast<std::uint8_t>(out.header_len >> (8 * i)));
-  }
-  out.bytes.insert(out.bytes.end(), json.begin(), json.end());
-  return out;
+  return finish_header(std::move(json), offset);
 }
 
 }  // namespace stguard::bench

@@ -16,6 +16,7 @@
 #define STGUARD_BENCH_SYNTHETIC_HEADER_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace stguard::bench {
@@ -35,6 +36,11 @@ struct SyntheticHeader {
   std::uint64_t data_len = 0;       // size of the data buffer the offsets describe
   std::uint64_t file_size() const noexcept { return 8 + header_len + data_len; }
 };
+
+// A header's JSON text (without padding) made a file's first bytes: padded
+// with spaces to a multiple of 8, as the upstream writer does, behind its
+// 8-byte length prefix. `data_len`: the data buffer its offsets describe.
+SyntheticHeader finish_header(std::string json, std::uint64_t data_len);
 
 // Same options, same bytes, on every platform (own shuffle, no std::shuffle).
 SyntheticHeader make_synthetic_header(const SyntheticOptions& options);
