@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -16,6 +17,21 @@
 #include <utility>
 
 #include "message.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STGUARD_ASAN 1
+#endif
+#endif
+#if !defined(STGUARD_ASAN) && defined(__SANITIZE_ADDRESS__)
+#define STGUARD_ASAN 1
+#endif
+#ifndef STGUARD_ASAN
+#define STGUARD_ASAN 0
+#endif
+#if STGUARD_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace stguard {
 namespace {
@@ -200,6 +216,62 @@ Result<std::span<const std::uint8_t>> File::tensor_data(std::string_view name) c
 
 namespace {
 
+// Headers from this size up are read into memory the kernel may back with
+// 2 MiB pages: a fresh buffer is filled by page faults, one per 4 KiB page
+// otherwise, and for a 10 MB header those faults (and the kernel's
+// accounting of each page) cost more than validating the header does.
+constexpr std::uint64_t kHugePageBufferFrom = std::uint64_t{4} << 20;
+constexpr std::uint64_t kHugePage = std::uint64_t{2} << 20;
+
+// The buffer the prefix and header are read into: operator new[] for a
+// small header, anonymous memory aligned to 2 MiB and advised
+// MADV_HUGEPAGE for a large one (where transparent huge pages are off, the
+// advice does nothing and the buffer works as any other).
+class HeadBuffer {
+ public:
+  HeadBuffer() = default;
+  HeadBuffer(const HeadBuffer&) = delete;
+  HeadBuffer& operator=(const HeadBuffer&) = delete;
+  ~HeadBuffer() {
+    if (mapped_ == nullptr) return;
+#if STGUARD_ASAN
+    __asan_unpoison_memory_region(mapped_, mapped_len_);
+#endif
+    ::munmap(mapped_, mapped_len_);
+  }
+
+  // nullptr when the memory cannot be had.
+  std::uint8_t* allocate(std::uint64_t len) {
+    if (len > std::numeric_limits<std::size_t>::max() - 2 * kHugePage) return nullptr;
+    if (len < kHugePageBufferFrom) {
+      small_.reset(new (std::nothrow) std::uint8_t[static_cast<std::size_t>(len)]);
+      return small_.get();
+    }
+    // Room to align the start to a huge page, and the end rounded up to one.
+    mapped_len_ = static_cast<std::size_t>((len + 2 * kHugePage - 1) / kHugePage * kHugePage);
+    void* mapped = ::mmap(nullptr, mapped_len_, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED) return nullptr;
+    mapped_ = mapped;
+    const auto start = reinterpret_cast<std::uintptr_t>(mapped);
+    const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+    auto* data = reinterpret_cast<std::uint8_t*>(aligned);
+    const std::size_t usable = mapped_len_ - (aligned - start);
+    ::madvise(data, usable, MADV_HUGEPAGE);
+#if STGUARD_ASAN
+    // AddressSanitizer does not know this memory: past the header is made
+    // unreadable for it, so a read past the end is reported as with new[].
+    __asan_poison_memory_region(data + len, usable - static_cast<std::size_t>(len));
+#endif
+    return data;
+  }
+
+ private:
+  std::unique_ptr<std::uint8_t[]> small_;
+  void* mapped_ = nullptr;
+  std::size_t mapped_len_ = 0;
+};
+
 // Reads only the prefix and the header with pread: nothing else of the file
 // is touched, and a file truncated while being checked gives an error, not
 // a SIGBUS as a mapping would. Calls `check(head_bytes, file_size)`.
@@ -222,19 +294,16 @@ auto read_head_and(int fd, const ParseOptions& options, Check&& check)
   // this is the only allocation and bounded by both, whatever the prefix
   // said. Left uninitialised: every byte is read before it is used.
   const std::uint64_t head_len = 8 + *n;
-  std::unique_ptr<std::uint8_t[]> head;
-  if (head_len <= std::numeric_limits<std::size_t>::max()) {
-    head.reset(new (std::nothrow) std::uint8_t[static_cast<std::size_t>(head_len)]);
-  }
+  HeadBuffer buffer;
+  std::uint8_t* head = buffer.allocate(head_len);
   if (head == nullptr) {
     return io_error(0, detail::message("cannot allocate ", head_len, " bytes for the header"));
   }
-  std::memcpy(head.get(), prefix, 8);
-  if (auto fault = read_range(fd, head.get() + 8, *n, 8, *size, "the header")) {
+  std::memcpy(head, prefix, 8);
+  if (auto fault = read_range(fd, head + 8, *n, 8, *size, "the header")) {
     return std::move(*fault);
   }
-  return check(std::span<const std::uint8_t>(head.get(), static_cast<std::size_t>(head_len)),
-               *size);
+  return check(std::span<const std::uint8_t>(head, static_cast<std::size_t>(head_len)), *size);
 }
 
 // Opens `path`, runs `parse(fd)` and closes it; I/O errors name the path.
