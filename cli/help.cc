@@ -92,7 +92,138 @@ void append_text(std::string& out, std::string_view text) {
   if (!text.empty() && text.back() != '\n') out += '\n';
 }
 
+// Text for roff: a backslash is \e, and a line that would start with a
+// control character ('.' or '\'') starts with the zero-width \& instead.
+std::string roff_escape(std::string_view text) {
+  std::string out;
+  bool line_start = true;
+  for (const char c : text) {
+    if (line_start && (c == '.' || c == '\'')) out += "\\&";
+    if (c == '\\') {
+      out += "\\e";
+    } else if (c == '-') {
+      out += "\\-";  // a minus sign, not a hyphen that man may break at
+    } else {
+      out += c;
+    }
+    line_start = c == '\n';
+  }
+  return out;
+}
+
+// Preformatted text (the intro, notes, the outro), line breaks kept.
+void append_roff_block(std::string& out, std::string_view text) {
+  if (text.empty()) return;
+  out += ".nf\n";
+  out += roff_escape(text);
+  if (text.back() != '\n') out += '\n';
+  out += ".fi\n";
+}
+
+// A description as one filled paragraph: its line breaks are blanks.
+std::string roff_paragraph(std::string_view text) {
+  std::string joined(text);
+  std::replace(joined.begin(), joined.end(), '\n', ' ');
+  return roff_escape(joined) + "\n";
+}
+
+std::string upper(std::string text) {
+  for (char& c : text) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  return text;
+}
+
 }  // namespace
+
+std::string man_page_name(const Command& command) {
+  std::string name = "stguard";
+  for (const char c : command.path) name += c == ' ' ? '-' : c;
+  if (!command.path.empty()) name.insert(7, "-");
+  return name + ".1";
+}
+
+std::string render_man_page(const Command& command, const Commands& commands,
+                            std::string_view version) {
+  const std::string page = man_page_name(command);
+  const std::string title = page.substr(0, page.size() - 2);
+  std::string out = ".TH " + upper(title) + " 1 \"\" \"stguard " + std::string(version) +
+                    "\" \"User Commands\"\n";
+  out += ".SH NAME\n" + roff_escape(title) + " \\- ";
+  out += roff_paragraph(command.path.empty() ? "check safetensors files and the readers that "
+                                               "load them"
+                                             : command.description);
+  out += ".SH SYNOPSIS\n";
+  append_roff_block(out, command.usage);
+  if (!command.intro.empty()) {
+    out += ".SH DESCRIPTION\n";
+    append_roff_block(out, command.intro);
+  }
+  std::vector<const Command*> subcommands;
+  for (const auto& other : commands.all()) {
+    if (other->app->get_parent() == command.app) subcommands.push_back(other.get());
+  }
+  if (!subcommands.empty()) {
+    out += ".SH COMMANDS\n";
+    for (const Command* sub : subcommands) {
+      out += ".TP\n\\fB" + roff_escape(sub->app->get_name()) + "\\fR\n";
+      out += roff_paragraph(sub->description);
+      if (sub->path == "help") continue;  // no page of its own: this one
+      const std::string sub_page = man_page_name(*sub);
+      out += ".br\n\\fB" + roff_escape(sub_page.substr(0, sub_page.size() - 2)) + "\\fR(1)\n";
+    }
+  }
+  // The groups in the order --help shows them, -h/--help last.
+  std::vector<std::string> groups;
+  for (const CLI::Option* option : command.app->get_options()) {
+    if (is_positional(*option) || is_help_flag(*option)) continue;
+    if (std::find(groups.begin(), groups.end(), option->get_group()) == groups.end()) {
+      groups.push_back(option->get_group());
+    }
+  }
+  out += ".SH OPTIONS\n";
+  auto append_option = [&out](const CLI::Option& option) {
+    std::string label;
+    for (const std::string& name : option.get_snames()) {
+      label += (label.empty() ? "\\fB\\-" : ", \\fB\\-") + roff_escape(name) + "\\fR";
+    }
+    for (const std::string& name : option.get_lnames()) {
+      label += (label.empty() ? "\\fB\\-\\-" : ", \\fB\\-\\-") + roff_escape(name) + "\\fR";
+    }
+    const std::string placeholder = option_placeholder(option);
+    if (!placeholder.empty()) label += " \\fI" + roff_escape(placeholder) + "\\fR";
+    out += ".TP\n" + label + "\n" + roff_paragraph(option.get_description());
+  };
+  for (const std::string& group : groups) {
+    if (groups.size() > 1 || group != kDefaultGroup) out += ".SS " + roff_escape(group) + "\n";
+    for (const CLI::Option* option : command.app->get_options()) {
+      if (!is_positional(*option) && !is_help_flag(*option) && option->get_group() == group) {
+        append_option(*option);
+      }
+    }
+    for (const auto& [noted_group, note] : command.group_notes) {
+      if (noted_group == group) {
+        out += ".PP\n";
+        append_roff_block(out, note);
+      }
+    }
+  }
+  if (groups.size() > 1) out += ".SS Other\n";
+  for (const CLI::Option* option : command.app->get_options()) {
+    if (is_help_flag(*option)) append_option(*option);
+  }
+  if (command.positionals != nullptr) {
+    out += ".TP\n\\fB\\-\\-\\fR\nend of options (for arguments that start with '\\-')\n";
+  }
+  if (!command.outro.empty()) {
+    out += ".SH DETAILS\n";
+    append_roff_block(out, command.outro);
+  }
+  out += ".SH SEE ALSO\n";
+  out += command.path.empty() ? std::string() : "\\fBstguard\\fR(1), ";
+  out += "the documentation in /usr/share/doc/stguard/ (docs/cli.md is the command's contract)\n";
+  return out;
+}
 
 std::string option_placeholder(const CLI::Option& option) {
   if (option.get_items_expected_max() == 0) return "";

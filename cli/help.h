@@ -10,6 +10,7 @@
 #define STGUARD_CLI_HELP_H_
 
 #include <string>
+#include <string_view>
 
 #include "command.h"
 
@@ -22,6 +23,16 @@ namespace stguard::cli {
 // Descriptions keep the line breaks they were written with; a line longer
 // than the width is wrapped at a blank.
 std::string render_help(const Command& command, const Commands& commands);
+
+// The same declaration as a man page (roff, man(7) macros): NAME, SYNOPSIS,
+// DESCRIPTION (the intro), COMMANDS, OPTIONS by group, DETAILS (the outro),
+// SEE ALSO. `version` goes into the title line. The root command (empty
+// path) is stguard(1); "conform report" is stguard-conform-report(1).
+std::string render_man_page(const Command& command, const Commands& commands,
+                            std::string_view version);
+
+// The man page's file name: "stguard.1", "stguard-conform-report.1".
+std::string man_page_name(const Command& command);
 
 // The label of an option in help: "-j, --jobs N", "--json".
 std::string option_label(const CLI::Option& option);

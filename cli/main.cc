@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/output.h"
 #include "base/text.h"
 #include "command.h"
 #include "data_dir.h"
@@ -29,7 +31,8 @@ constexpr std::string_view kOutro =
     "Exit status: 0 accepted, 1 rejected, 2 usage error or unreadable file.\n"
     "Run `stguard <command> --help` for the options of a command.\n";
 
-constexpr std::string_view kHelpUsage = "stguard help [COMMAND [SUBCOMMAND] | --options]";
+constexpr std::string_view kHelpUsage =
+    "stguard help [COMMAND [SUBCOMMAND] | --options | --man-pages DIR]";
 constexpr std::string_view kHelpHelp =
     "Shows the help of stguard, or of one command (`stguard help conform report`).\n"
     "\n"
@@ -37,7 +40,10 @@ constexpr std::string_view kHelpHelp =
     "              COMMAND<TAB>OPTION<TAB>VALUE<TAB>DESCRIPTION (OPTION the\n"
     "              long name, else the short one; VALUE empty for a flag;\n"
     "              the lines of the description joined by blanks); the\n"
-    "              test suite holds docs/cli.md to this list\n";
+    "              test suite holds docs/cli.md to this list\n"
+    "  --man-pages DIR  write the man pages, stguard.1 and one per command\n"
+    "              (stguard-conform-report.1), into the existing DIR; made\n"
+    "              from the same declarations as --help\n";
 
 // `stguard help --options`: the options each command registered with CLI11,
 // the one list --help is rendered from and docs/cli.md is checked against.
@@ -58,6 +64,25 @@ void print_options(const Commands& commands) {
                 << description << "\n";
     }
   }
+}
+
+// `stguard help --man-pages DIR`: every page, or exit 2 naming the one that
+// could not be written.
+int write_man_pages(const std::filesystem::path& dir, const Command& root,
+                    const Commands& commands) {
+  std::vector<const Command*> pages = {&root};
+  for (const auto& command : commands.all()) {
+    if (command->path != "help") pages.push_back(command.get());
+  }
+  for (const Command* page : pages) {
+    const base::Result<void> wrote = base::write_file(
+        dir / man_page_name(*page), render_man_page(*page, commands, STGUARD_VERSION));
+    if (!wrote) {
+      std::cerr << "stguard help: " << base::terminal_safe(wrote.error().message) << "\n";
+      return kExitUsage;
+    }
+  }
+  return kExitOk;
 }
 
 // The innermost command named on the command line (nullptr: none).
@@ -140,6 +165,10 @@ int run(int argc, char** argv) {
     if (topic == std::vector<std::string>{"--options"}) {
       print_options(commands);
       return kExitOk;
+    }
+    if (topic.front() == "--man-pages") {
+      if (topic.size() != 2) return usage_error(help_command, "--man-pages needs one DIR");
+      return write_man_pages(topic[1], root_command, commands);
     }
     std::string path;
     for (const std::string& word : topic) path += (path.empty() ? "" : " ") + word;

@@ -25,6 +25,9 @@ if(TARGET stguard_cli)
   install(DIRECTORY conformance/adapters DESTINATION ${data}/conformance
     PATTERN node_modules EXCLUDE
     PATTERN .gitignore EXCLUDE)
+  # The man pages the command renders at build time (cli/CMakeLists.txt).
+  install(DIRECTORY ${STGUARD_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1
+    FILES_MATCHING PATTERN "*.1")
 endif()
 
 set(STGUARD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/stguard)
@@ -38,15 +41,27 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/stguardConfigVersion.cmake
   DESTINATION ${STGUARD_CMAKE_DIR})
 
-# The licence, beside the package's documentation (share/doc/stguard/).
-install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# pkg-config, beside the CMake package, for builds that do not use CMake.
+# Relocatable: the prefix is found from the file's own place (${pcfiledir}),
+# so `cmake --install --prefix` and the package's /usr both work.
+file(RELATIVE_PATH STGUARD_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+configure_file(cmake/stguard.pc.in ${CMAKE_CURRENT_BINARY_DIR}/stguard.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/stguard.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The documentation (share/doc/stguard/): the licence, also as the Debian
+# package's copyright file, the README, the changelog and docs/, which
+# --help and the man pages point to.
+install(FILES LICENSE README.md CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
 
 # The Debian package: `cpack -G DEB` (or `cpack`) in a build tree.
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME stguard)
 set(CPACK_PACKAGE_VENDOR "the stguard project")
-set(CPACK_PACKAGE_CONTACT "stguard maintainers <stguard@localhost>")
+set(CPACK_PACKAGE_CONTACT "the stguard project <https://github.com/stguard/stguard/issues>")
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/stguard/stguard")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGE_DESCRIPTION
   "Checks safetensors files with a hardened parser (strict and upstream-reference profiles), verifies model folders (shards, index, checksums), and grades other safetensors readers against a conformance corpus.")
