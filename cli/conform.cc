@@ -228,7 +228,7 @@ base::Result<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions
     }
   }
   for (const ReaderChoice& choice : readers) {
-    base::Result<conf::ReaderSpec> spec = reader_spec(choice, options.adapters);
+    base::Result<conf::ReaderSpec> spec = reader_spec(choice, options.adapters, options.setup);
     if (!spec) return spec.error();
     if (const base::Result<void> named = check_reader_name(*spec, specs); !named) {
       return named.error();

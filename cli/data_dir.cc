@@ -22,6 +22,11 @@ fs::path self_executable() {
   return ec ? fs::path("stguard") : exe;
 }
 
+fs::path installed_data_dir() {
+  // STGUARD_INSTALLED_DATA: share/stguard relative to bin/, as installed.
+  return (self_executable().parent_path() / STGUARD_INSTALLED_DATA).lexically_normal();
+}
+
 void add_data_dir_option(CLI::App& app, std::optional<std::string>& flag) {
   app.add_option("--data-dir", flag,
                  "a directory holding corpus/ and conformance/ (else STGUARD_DATA_DIR, "
@@ -43,9 +48,7 @@ base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag) {
                       " holds no stguard data (no conformance/vocabulary.txt)");
   }
   std::vector<std::string> looked;
-  // STGUARD_INSTALLED_DATA: share/stguard relative to bin/, as installed.
-  const fs::path installed =
-      (self_executable().parent_path() / STGUARD_INSTALLED_DATA).lexically_normal();
+  const fs::path installed = installed_data_dir();
   if (holds_data(installed)) return DataDir{installed, "installed"};
   looked.push_back(installed.string());
 #ifdef STGUARD_SOURCE_TREE

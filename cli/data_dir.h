@@ -44,6 +44,10 @@ base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag);
 // build`, which writes into the checkout it is run in.
 std::optional<std::filesystem::path> find_checkout(const std::filesystem::path& start);
 
+// Where an installed stguard's data is: share/stguard next to bin/stguard
+// (whether or not it exists).
+std::filesystem::path installed_data_dir();
+
 // The running executable (/proc/self/exe), for ${STGUARD} in reader.json.
 std::filesystem::path self_executable();
 

@@ -11,6 +11,7 @@
 #include "conformance/runner/reader.h"
 #include "conformance/writers/writer_run.h"
 #include "data_dir.h"
+#include "reader_cache.h"
 
 namespace stguard::cli {
 
@@ -145,7 +146,8 @@ base::Result<RunLimits> run_limits(const RunArgs& args) {
   return run;
 }
 
-base::Result<conf::ReaderSpec> reader_spec(const ReaderChoice& choice, const fs::path& adapters) {
+base::Result<conf::ReaderSpec> reader_spec(const ReaderChoice& choice, const fs::path& adapters,
+                                           bool for_setup) {
   base::Result<conf::ReaderSpec> spec = base::fail("");
   if (choice.kind == ReaderChoice::Kind::kAdapter) {
     spec = conf::reader_from_command(
@@ -155,6 +157,15 @@ base::Result<conf::ReaderSpec> reader_spec(const ReaderChoice& choice, const fs:
     spec =
         conf::load_reader_dir(*dir, self_executable(),
                               choice.writer ? conf::kWriterJson : std::string_view("reader.json"));
+    if (spec && !spec->setup.empty() && is_installed_reader(*dir)) {
+      if (for_setup) {
+        const base::Result<fs::path> copy = refresh_cache_copy(*dir);
+        if (!copy) return copy.error();
+        spec->working_dir = *copy;
+      } else if (const std::optional<fs::path> copy = current_cache_copy(*dir)) {
+        spec->working_dir = *copy;
+      }
+    }
   } else {
     spec = dir.error();
   }

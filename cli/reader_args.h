@@ -80,9 +80,12 @@ struct ReaderChoice {
 };
 
 // The reader `choice` names; `adapters` is the bundled readers' directory
-// (empty when there is none), where a NAME is looked up.
+// (empty when there is none), where a NAME is looked up. A reader of the
+// installed data runs from its per-user cache copy (reader_cache.h): with
+// `for_setup` the copy is refreshed first, else it is used when current.
 base::Result<conformance::ReaderSpec> reader_spec(const ReaderChoice& choice,
-                                                  const std::filesystem::path& adapters);
+                                                  const std::filesystem::path& adapters,
+                                                  bool for_setup = false);
 // A name the reports can use, and none of `earlier` has.
 base::Result<void> check_reader_name(const conformance::ReaderSpec& spec,
                                      std::span<const conformance::ReaderSpec> earlier);

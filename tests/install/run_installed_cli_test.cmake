@@ -144,6 +144,39 @@ foreach(report summary.txt results.jsonl junit.xml matrix.html)
     message(FATAL_ERROR "conform wrote no ${report}")
   endif()
 endforeach()
+# A bundled reader with a setup command is set up in the user's cache, never
+# in the installed data (the package's, removed by dpkg -r): a reader whose
+# setup makes node_modules/ready and whose adapter needs it (and otherwise
+# runs `stguard adapter`).
+set(reader "${data}/conformance/adapters/zz-needs-setup")
+file(MAKE_DIRECTORY "${reader}")
+file(WRITE "${reader}/reader.json" [=[
+{"name": "zz-needs-setup",
+ "command": ["sh", "-c", "test -f node_modules/ready || exit 3; exec \"$0\" adapter \"$1\"", "${STGUARD}"],
+ "version_command": ["sh", "-c", "test -f node_modules/ready && echo 1"],
+ "setup": ["sh", "-c", "mkdir -p node_modules && : > node_modules/ready"],
+ "mode": "json"}
+]=])
+set(cache "${WORK_DIR}/cache")
+set(conform_setup_args conform --reader zz-needs-setup --case "dtypes/*" --require-readers -q -j 2
+  --memory-mb 0)  # the adapter may be a sanitizer build
+execute_process(COMMAND ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}" "${stguard}"
+  ${conform_setup_args} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET WORKING_DIRECTORY "${cwd}")
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "a reader not yet set up should be missing (exit 2), got ${rc}")
+endif()
+run_step("conform --setup into the cache" ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}"
+  "${stguard}" ${conform_setup_args} --setup)
+if(NOT EXISTS "${cache}/stguard/readers/zz-needs-setup/node_modules/ready")
+  message(FATAL_ERROR "--setup did not set the reader up in ${cache}/stguard/readers")
+endif()
+if(EXISTS "${reader}/node_modules")
+  message(FATAL_ERROR "--setup wrote into the installed data: ${reader}/node_modules")
+endif()
+run_step("conform on the set-up copy" ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}"
+  "${stguard}" ${conform_setup_args})
+file(REMOVE_RECURSE "${reader}")
+
 # STGUARD_DATA_DIR wins over the installed data; a wrong one is an error.
 run_step("STGUARD_DATA_DIR" ${CMAKE_COMMAND} -E env "STGUARD_DATA_DIR=${data}"
   "${stguard}" corpus list)
