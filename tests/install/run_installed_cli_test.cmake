@@ -1,7 +1,10 @@
 # cmake -P script run by the `install.cli_installed_data` ctest test: the
 # installed command must work from anywhere on its installed data alone.
-#   1. `cmake --install` the test suite's own build into a scratch prefix;
-#      make the Debian package with cpack and list it;
+#   1. `cmake --install` the test suite's own build into a scratch prefix
+#      (docs, man pages, pkg-config); make the Debian package with cpack,
+#      install it with dpkg into a scratch root, check its file list, set
+#      up a bundled reader (in the user's cache, not the package's data)
+#      and remove the package again, leaving nothing;
 #   2. from another directory, check that `stguard --version` names the
 #      installed data (share/stguard next to the executable) as the data it
 #      uses: the source tree the binary was built from is the lookup's last
@@ -101,24 +104,83 @@ if(NOT rc EQUAL 0 OR NOT EXISTS "${pc_include}/stguard/header.h"
     "no stguard/header.h under its -I or libstguard.a under its -L")
 endif()
 
-# The Debian package holds the command and its data.
-find_program(DPKG_DEB dpkg-deb)
+# The Debian package holds the command and its data: installed with dpkg
+# into a scratch root (its own dpkg database; the dependencies are the
+# machine's), its file list checked, and removed again without a trace.
+find_program(DPKG dpkg REQUIRED)
 run_step("cpack" ${CMAKE_CPACK_COMMAND} -G DEB -B "${WORK_DIR}/package" --config "${build}/CPackConfig.cmake")
 file(GLOB debs "${WORK_DIR}/package/*.deb")
 list(LENGTH debs deb_count)
 if(NOT deb_count EQUAL 1)
   message(FATAL_ERROR "cpack made ${deb_count} .deb files: ${debs}")
 endif()
-if(DPKG_DEB)
-  run_step("list the .deb" ${DPKG_DEB} -c ${debs})
-  foreach(packaged ./usr/bin/stguard ./usr/share/stguard/corpus/manifest.json
-      ./usr/share/man/man1/stguard.1 ./usr/share/man/man1/stguard-check.1
-      ./usr/share/doc/stguard/copyright ./usr/share/doc/stguard/docs/cli.md /pkgconfig/stguard.pc)
-    string(FIND "${step_output}" "${packaged}" at)
-    if(at EQUAL -1)
-      message(FATAL_ERROR "the .deb lacks ${packaged}:\n${step_output}")
-    endif()
-  endforeach()
+set(root "${WORK_DIR}/root")
+file(MAKE_DIRECTORY "${root}/var/lib/dpkg/info" "${root}/var/lib/dpkg/updates")
+file(TOUCH "${root}/var/lib/dpkg/status")
+set(dpkg_root ${DPKG} --root=${root} --force-not-root)
+run_step("dpkg -i into a scratch root" ${dpkg_root} --force-depends -i ${debs})
+run_step("dpkg -L stguard" ${dpkg_root} -L stguard)
+foreach(packaged /usr/bin/stguard /usr/share/stguard/corpus/manifest.json
+    /usr/share/stguard/conformance/adapters/safetensors-npm/reader.json
+    /usr/share/man/man1/stguard.1 /usr/share/man/man1/stguard-conform-report.1
+    /usr/share/doc/stguard/copyright /usr/share/doc/stguard/README.md
+    /usr/share/doc/stguard/docs/cli.md /pkgconfig/stguard.pc /usr/include/stguard/header.h
+    /cmake/stguard/stguardConfig.cmake)
+  string(FIND "${step_output}" "${packaged}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the package lacks ${packaged}:\n${step_output}")
+  endif()
+endforeach()
+string(FIND "${step_output}" "node_modules" at)
+if(NOT at EQUAL -1)
+  message(FATAL_ERROR "the package holds node_modules:\n${step_output}")
+endif()
+set(packaged_stguard "${root}/usr/bin/stguard")
+run_step("the packaged stguard --version" "${packaged_stguard}" --version)
+string(FIND "${step_output}" "\ndata: ${root}/usr/share/stguard (installed)\n" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the packaged command does not use its installed data:\n${step_output}")
+endif()
+
+# A bundled reader with a setup command is set up in the user's cache, never
+# in the installed data (the package's): a reader whose setup makes
+# node_modules/ready and whose adapter needs it (and then runs `stguard
+# adapter`), put beside the packaged readers for the test.
+set(reader "${root}/usr/share/stguard/conformance/adapters/zz-needs-setup")
+file(MAKE_DIRECTORY "${reader}")
+file(WRITE "${reader}/reader.json" [=[
+{"name": "zz-needs-setup",
+ "command": ["sh", "-c", "test -f node_modules/ready || exit 3; exec \"$0\" adapter \"$1\"", "${STGUARD}"],
+ "version_command": ["sh", "-c", "test -f node_modules/ready && echo 1"],
+ "setup": ["sh", "-c", "mkdir -p node_modules && : > node_modules/ready"],
+ "mode": "json"}
+]=])
+set(cache "${WORK_DIR}/cache")
+set(conform_setup_args conform --reader zz-needs-setup --case "dtypes/*" --require-readers -q -j 2
+  --memory-mb 0)  # the adapter may be a sanitizer build
+execute_process(COMMAND ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}" "${packaged_stguard}"
+  ${conform_setup_args} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET WORKING_DIRECTORY "${cwd}")
+if(NOT rc EQUAL 2)
+  message(FATAL_ERROR "a reader not yet set up should be missing (exit 2), got ${rc}")
+endif()
+run_step("conform --setup into the cache" ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}"
+  "${packaged_stguard}" ${conform_setup_args} --setup)
+if(NOT EXISTS "${cache}/stguard/readers/zz-needs-setup/node_modules/ready")
+  message(FATAL_ERROR "--setup did not set the reader up in ${cache}/stguard/readers")
+endif()
+if(EXISTS "${reader}/node_modules")
+  message(FATAL_ERROR "--setup wrote into the installed data: ${reader}/node_modules")
+endif()
+run_step("conform on the set-up copy" ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}"
+  "${packaged_stguard}" ${conform_setup_args})
+file(REMOVE_RECURSE "${reader}")
+
+# dpkg -r leaves nothing behind, after all that.
+run_step("dpkg -r" ${dpkg_root} -r stguard)
+file(GLOB_RECURSE left RELATIVE "${root}" "${root}/*")
+list(FILTER left EXCLUDE REGEX "^var/lib/dpkg/")
+if(left)
+  message(FATAL_ERROR "dpkg -r left files behind: ${left}")
 endif()
 
 # Elsewhere, the installed command on its installed data.
@@ -144,39 +206,6 @@ foreach(report summary.txt results.jsonl junit.xml matrix.html)
     message(FATAL_ERROR "conform wrote no ${report}")
   endif()
 endforeach()
-# A bundled reader with a setup command is set up in the user's cache, never
-# in the installed data (the package's, removed by dpkg -r): a reader whose
-# setup makes node_modules/ready and whose adapter needs it (and otherwise
-# runs `stguard adapter`).
-set(reader "${data}/conformance/adapters/zz-needs-setup")
-file(MAKE_DIRECTORY "${reader}")
-file(WRITE "${reader}/reader.json" [=[
-{"name": "zz-needs-setup",
- "command": ["sh", "-c", "test -f node_modules/ready || exit 3; exec \"$0\" adapter \"$1\"", "${STGUARD}"],
- "version_command": ["sh", "-c", "test -f node_modules/ready && echo 1"],
- "setup": ["sh", "-c", "mkdir -p node_modules && : > node_modules/ready"],
- "mode": "json"}
-]=])
-set(cache "${WORK_DIR}/cache")
-set(conform_setup_args conform --reader zz-needs-setup --case "dtypes/*" --require-readers -q -j 2
-  --memory-mb 0)  # the adapter may be a sanitizer build
-execute_process(COMMAND ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}" "${stguard}"
-  ${conform_setup_args} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET WORKING_DIRECTORY "${cwd}")
-if(NOT rc EQUAL 2)
-  message(FATAL_ERROR "a reader not yet set up should be missing (exit 2), got ${rc}")
-endif()
-run_step("conform --setup into the cache" ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}"
-  "${stguard}" ${conform_setup_args} --setup)
-if(NOT EXISTS "${cache}/stguard/readers/zz-needs-setup/node_modules/ready")
-  message(FATAL_ERROR "--setup did not set the reader up in ${cache}/stguard/readers")
-endif()
-if(EXISTS "${reader}/node_modules")
-  message(FATAL_ERROR "--setup wrote into the installed data: ${reader}/node_modules")
-endif()
-run_step("conform on the set-up copy" ${CMAKE_COMMAND} -E env "XDG_CACHE_HOME=${cache}"
-  "${stguard}" ${conform_setup_args})
-file(REMOVE_RECURSE "${reader}")
-
 # STGUARD_DATA_DIR wins over the installed data; a wrong one is an error.
 run_step("STGUARD_DATA_DIR" ${CMAKE_COMMAND} -E env "STGUARD_DATA_DIR=${data}"
   "${stguard}" corpus list)
