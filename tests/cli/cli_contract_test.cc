@@ -5,9 +5,11 @@
 // its documentation fails this test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 
 namespace {
 
@@ -135,6 +138,33 @@ TEST(CliContract, HelpShowsTheRegisteredDescriptions) {
     for (std::string word; described >> word;) words += word + " ";
     EXPECT_NE(help_of[command].find(words), std::string::npos)
         << "`stguard " << command << " --help` does not show the description of " << option;
+  }
+}
+
+// The man pages come from the same declarations: each command's page names
+// every option it registers, with its description.
+TEST(CliContract, EveryRegisteredOptionIsInItsManPage) {
+  const stguard_test::TempDir dir;
+  const stguard_test::CliRun run = run_cli({"help", "--man-pages", dir.path().string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // roff writes a minus sign as \- (cli/help.cc).
+  const auto roff = [](const std::string& text) {
+    std::string out;
+    for (const char c : text) out += c == '-' ? std::string("\\-") : std::string(1, c);
+    return out;
+  };
+  for (const auto& [command, option, value, description] : registered_options()) {
+    if (command == "help") continue;  // its page is stguard(1)
+    std::string page_name = "stguard-" + command + ".1";
+    std::replace(page_name.begin(), page_name.end(), ' ', '-');
+    std::ifstream in(dir.path() / page_name);
+    ASSERT_TRUE(in) << "no man page " << page_name;
+    const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string name = option.rfind("--", 0) == 0 ? "\\fB\\-\\-" + roff(option.substr(2))
+                                                        : "\\fB\\-" + roff(option.substr(1));
+    EXPECT_NE(page.find(name + "\\fR"), std::string::npos) << page_name << " lacks " << option;
+    EXPECT_NE(page.find(roff(description.substr(0, 20))), std::string::npos)
+        << page_name << " lacks the description of " << option;
   }
 }
 
