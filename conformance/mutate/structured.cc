@@ -90,6 +90,19 @@ std::string u64_list(const std::vector<std::uint64_t>& v) {
   return out + ']';
 }
 
+// Writes the first element 0 of a u64_list as -0: the only fault of a
+// tensor whose size is 0 either way. False when no element is 0.
+bool negate_first_zero(std::string& list) {
+  for (std::size_t i = 1; i + 1 < list.size(); ++i) {
+    if (list[i] == '0' && (list[i - 1] == '[' || list[i - 1] == ',') &&
+        (list[i + 1] == ',' || list[i + 1] == ']')) {
+      list.insert(i, 1, '-');
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
@@ -234,12 +247,19 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
     json += "\"__metadata__\":";
     json += ws();
     if (choices.integer_in_range<int>(0, 31) == 0) {
-      if (choices.boolean()) {
-        json += "null";  // strict refuses it; reference reads it as absent
-        plan.strict_fault = true;
-      } else {
-        json += "[]";
-        plan.both();
+      switch (choices.integer_in_range<int>(0, 2)) {
+        case 0:
+          json += "null";  // strict refuses it; reference reads it as absent
+          plan.strict_fault = true;
+          break;
+        case 1:
+          json += "[]";
+          plan.both();
+          break;
+        default:
+          json += R"(["format","pt"])";  // the pairs flattened, as some writers do
+          plan.both();
+          break;
       }
       return;
     }
@@ -283,7 +303,11 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
     json += t.json_name;
     json += ':';
     json += ws();
-    std::string fields[3] = {"\"dtype\":" + t.dtype_json, "\"shape\":" + u64_list(t.shape),
+    std::string shape_json = u64_list(t.shape);
+    if (choices.integer_in_range<int>(0, 31) == 0 && negate_first_zero(shape_json)) {
+      plan.both();  // -0 is no JSON integer a reader may take for 0
+    }
+    std::string fields[3] = {"\"dtype\":" + t.dtype_json, "\"shape\":" + shape_json,
                              "\"data_offsets\":" + u64_list({t.begin, t.end})};
     const int rotate = choices.integer_in_range<int>(0, 5);
     if (rotate >= 3) std::swap(fields[0], fields[1]);
@@ -316,9 +340,15 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
     plan.strict_fault = true;
   }
 
-  // The file: prefix, header, data (remaining fuzz bytes, then zeros).
+  // The file: prefix, header, data (remaining fuzz bytes, then zeros). Now
+  // and then N gains 2^32, which a reader of the prefix's first four bytes
+  // alone does not see.
   std::vector<std::uint8_t> file(8 + json.size() + data_len, 0);
   std::uint64_t n = json.size();
+  if (choices.integer_in_range<int>(0, 63) == 0) {
+    n += std::uint64_t{1} << 32;
+    plan.both();  // HEADER_TOO_LARGE
+  }
   for (int i = 0; i < 8; ++i) {
     file[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(n & 0xff);
     n >>= 8;
