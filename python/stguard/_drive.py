@@ -56,8 +56,14 @@ def worker_env() -> dict[str, str]:
     # this interpreter (the test suite's ASan build) is not its runtime, and
     # would clash with the one it was linked with. The worker never loads the
     # extension module, so it needs none either.
+    # Other preloads (an allocator, say) are the user's and stay.
     if "LD_PRELOAD" in env:
-        env.pop("LD_PRELOAD")
+        kept = [p for p in re.split(r"[: ]+", env["LD_PRELOAD"])
+                if p and not re.search(r"libclang_rt\.|lib[atmhu]san\.so", os.path.basename(p))]
+        if kept:
+            env["LD_PRELOAD"] = ":".join(kept)
+        else:
+            del env["LD_PRELOAD"]
     return env
 
 

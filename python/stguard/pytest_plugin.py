@@ -117,9 +117,14 @@ def _grades(config: pytest.Config) -> dict[str, dict[str, Any]]:
     return grades
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
-    if not config.getoption("stguard_reader"):
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    # The corpus joins what the session collects from its arguments, so its
+    # tests are collected, counted and selected (-k, --deselect) as any other.
+    outcome = yield
+    if not isinstance(collector, pytest.Session) or not collector.config.getoption("stguard_reader"):
         return
-    corpus = StguardCorpus.from_parent(session, name="stguard-corpus", nodeid="stguard-corpus")
-    items.extend(corpus.collect())
+    report = outcome.get_result()
+    if report.passed and report.result is not None:
+        report.result.append(StguardCorpus.from_parent(collector, name="stguard-corpus",
+                                                       nodeid="stguard-corpus"))
