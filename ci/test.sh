@@ -31,11 +31,13 @@ run_preset() {
 if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsan; fi
 # The second compiler runs everything that a compiler can change. Left to
 # the first: conform.bundled (label conform), which grades the bundled
-# readers' answers and costs minutes of node start-ups, and the house rules
+# readers' answers and costs minutes of node start-ups; the house rules
 # (label lint: formatting, module table, docs, clang-tidy), which read the
-# source, not a build. g++ still builds every target, runs every unit test
-# and the install tests.
+# source, not a build; and install.cli_installed_data, which installs and
+# packages the build to check the install rules, the data lookup and the
+# .deb. g++ still builds every target, runs every unit test, the Python
+# package's tests and the library consumers.
 if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
 if [ "$compilers" = all ]; then
-  run_preset gcc-asan-ubsan -LE '^(conform|lint)$'
+  run_preset gcc-asan-ubsan -LE '^(conform|lint)$' -E '^install[.]cli_installed_data$'
 fi

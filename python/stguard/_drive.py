@@ -54,14 +54,19 @@ def worker_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(paths)
     # The command is a program of its own: a sanitizer runtime preloaded for
     # this interpreter (the test suite's ASan build) is not its runtime, and
-    # would clash with the one it was linked with. The worker never loads the
-    # extension module, so it needs none either.
-    # Other preloads (an allocator, say) are the user's and stay.
+    # would clash with the one it was linked with; nor is the libstdc++ that
+    # g++'s runtime needs preloaded after it (ahead of the command's own
+    # libasan, it stops a g++ sanitizer build at start). The worker never
+    # loads the extension module, so it needs neither. Other preloads (an
+    # allocator, say) are the user's and stay.
     if "LD_PRELOAD" in env:
-        kept = [p for p in re.split(r"[: ]+", env["LD_PRELOAD"])
-                if p and not re.search(r"libclang_rt\.|lib[atmhu]san\.so", os.path.basename(p))]
-        if kept:
-            env["LD_PRELOAD"] = ":".join(kept)
+        parts = [p for p in re.split(r"[: ]+", env["LD_PRELOAD"]) if p]
+        runtime = re.compile(r"libclang_rt\.|lib[atmhu]san\.so")
+        if any(runtime.search(os.path.basename(p)) for p in parts):
+            parts = [p for p in parts if not runtime.search(os.path.basename(p))
+                     and not os.path.basename(p).startswith("libstdc++.so")]
+        if parts:
+            env["LD_PRELOAD"] = ":".join(parts)
         else:
             del env["LD_PRELOAD"]
     return env
