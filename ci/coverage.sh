@@ -38,7 +38,6 @@ extra=()
 timeout_s=900
 list_uncovered=0
 
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) [ $# -ge 2 ] || usage; build="$2"; shift 2 ;;

@@ -14,6 +14,10 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   case "${1:-}" in -h|--help) exit 0 ;; *) exit 2 ;; esac
 fi
 
+# The opening comment of the script that sourced this file, as its --help;
+# then exits with the given status (default 2: a usage error).
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
+
 # The harness list is kept once, in fuzz/harnesses.txt (CMake reads it too).
 mapfile -t stguard_harnesses < <(awk '!/^#/ && NF { print $1 }' "$(dirname "${BASH_SOURCE[0]}")/../fuzz/harnesses.txt")
 

@@ -34,7 +34,6 @@ seconds=1800
 harness=""
 inputs=()
 
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --engine) [ $# -ge 2 ] || usage; engine="$2"; shift 2 ;;

@@ -27,7 +27,6 @@ build="${STGUARD_FUZZ_BUILD_DIR:-build/fuzz}"
 out=""
 args=()
 
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) [ $# -ge 2 ] || usage; seconds="$2"; shift 2 ;;

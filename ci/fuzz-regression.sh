@@ -31,7 +31,6 @@ build="${STGUARD_FUZZ_BUILD_DIR:-build/fuzz}"
 check=1
 args=()
 
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --name) [ $# -ge 2 ] || usage; name="$2"; shift 2 ;;
