@@ -9,7 +9,7 @@
 // simdjson (a benchmark-only dependency) is the physical anchor: its
 // DOM parse of the same bytes, and an on-demand walk that reads every entry's
 // dtype, shape and offsets. After the runs the program prints the ratios the
-// issue's bars are stated in (medians over repetitions when there are any).
+// goals of docs/performance.md are stated in (medians over repetitions when there are any).
 //
 // The stguard benchmarks run the SIMD path STGUARD_SIMD or the CPU chooses
 // (printed first); BM_StguardValidate{Strict,Reference}_<path> run each path
@@ -319,7 +319,7 @@ BENCHMARK(BM_NlohmannDom)->Apply(header_sizes);
 BENCHMARK(BM_SimdjsonDom)->Apply(header_sizes);
 BENCHMARK(BM_SimdjsonOnDemandWalk)->Apply(header_sizes);
 
-// The console output, and after it the ratios of the bars: each
+// The console output, and after it the ratios docs/performance.md holds: each
 // benchmark's median over its repetitions (one run without them), of CPU time
 // (steadier on a shared machine, where real time includes waiting for a CPU)
 // and of real time.

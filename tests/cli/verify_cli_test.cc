@@ -122,7 +122,7 @@ TEST(VerifyCli, JsonNamesThatAreNotUtf8CarryTheirBytes) {
 
 // ------------------------------------------ multi-checkpoint folders --
 
-// Each of the layouts exits 0, one `checkpoint` line per checkpoint.
+// Each of the Hub's folder layouts exits 0, one `checkpoint` line per checkpoint.
 TEST(VerifyCli, MultiCheckpointLayoutsExitZero) {
   struct Layout {
     const char* name;

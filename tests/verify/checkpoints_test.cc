@@ -112,7 +112,7 @@ TEST(CheckpointNames, ShardSetName) {
   EXPECT_FALSE(shard_set_name("model-00001-of-.safetensors").has_value());
 }
 
-// ------------------------------------------------- the layouts --
+// ------------------------------------------------- the layouts models ship in --
 
 TEST(VerifyCheckpoints, VariantIndexBesideFp32Shards) {
   const TempDir dir;

@@ -74,7 +74,7 @@ using Layout = std::map<std::string, std::vector<std::string>>;
 // (relative to DIR, in the shards' folder) naming them, total_size right.
 void write_checkpoint(const TempDir& dir, const std::string& index, const Layout& layout);
 
-// The layouts, each a valid folder with more than one checkpoint:
+// The folder layouts models ship in, each a valid folder with more than one checkpoint:
 // the good model plus transformers' fp16 variant (model.safetensors.index.fp16.json,
 // model.fp16-0000N-of-00002.safetensors) holding the same tensor names.
 void write_variant_model(const TempDir& dir);
