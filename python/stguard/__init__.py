@@ -13,6 +13,7 @@ reason codes and byte offsets as `stguard check`.
 from __future__ import annotations
 
 import errno
+import importlib
 import json
 import os
 import stat
@@ -252,11 +253,11 @@ def verify(path: PathLike, scan_values: bool = False, jobs: int | None = None) -
 
 
 def __getattr__(name: str) -> Any:
-    # stguard.corpus without importing it up front.
+    # stguard.corpus without importing it up front. importlib, not
+    # `from . import corpus`: that asks this very __getattr__ for the name
+    # first, and so recursed without end.
     if name == "corpus":
-        from . import corpus
-
-        return corpus
-    raise AttributeError(name)
+        return importlib.import_module(__name__ + ".corpus")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

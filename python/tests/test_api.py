@@ -177,3 +177,15 @@ def test_threads_check_at_once():
     for t in threads:
         t.join()
     assert all(r == expected for r in results.values())
+
+
+def test_corpus_is_reached_from_the_package_alone():
+    # `import stguard` then `stguard.corpus`, without importing the submodule
+    # by name: the lazy attribute must import it, not recurse.
+    import subprocess
+    import sys
+
+    code = "import stguard; print(sum(1 for _ in stguard.corpus.cases()))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) > 400
