@@ -152,19 +152,24 @@ results="$out_dir/results.jsonl"
 # The results of cases (not a skipped or stopped reader's line).
 jq_cases='select(.case != null)'
 jq_passes='(.grade == "PASS" or .grade == "IMPL_ACCEPT" or .grade == "IMPL_REJECT")'
-total=0 passed=0 failing=0 xfail=0 xpass=0
+# NOT_APPLICABLE (a case newer than the release the reader implements) is
+# counted apart: neither passed nor failing.
+jq_na='(.grade == "NOT_APPLICABLE")'
+total=0 passed=0 failing=0 xfail=0 xpass=0 not_applicable=0
 if [ -s "$results" ]; then
-  read -r total passed failing xfail xpass < <(jq -rs "[.[] | $jq_cases] |
+  read -r total passed failing xfail xpass not_applicable < <(jq -rs "[.[] | $jq_cases] |
     [length, (map(select($jq_passes)) | length),
-     (map(select(($jq_passes | not) and .expectation != \"XFAIL\")) | length),
+     (map(select(($jq_passes | not) and ($jq_na | not) and .expectation != \"XFAIL\")) | length),
      (map(select(.expectation == \"XFAIL\")) | length),
-     (map(select(.expectation == \"XPASS\")) | length)] | @tsv" "$results")
+     (map(select(.expectation == \"XPASS\")) | length),
+     (map(select($jq_na)) | length)] | @tsv" "$results")
 fi
 
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
   {
     echo "total=$total"
     echo "passed=$passed"
+    echo "not-applicable=$not_applicable"
     echo "failing=$failing"
     echo "report-dir=$out_dir"
     echo "artifact-name=$artifact"

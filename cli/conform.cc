@@ -24,6 +24,7 @@
 #include "command.h"
 #include "conform_report.h"
 #include "conformance/model/manifest.h"
+#include "conformance/model/release.h"
 #include "conformance/report/jsonl.h"
 #include "conformance/report/text.h"
 #include "conformance/runner/expectations.h"
@@ -66,7 +67,8 @@ constexpr std::string_view kExpectations =
 constexpr std::string_view kReports = "Reports (the text summary always goes to stdout)";
 
 constexpr std::string_view kOutro =
-    R"(Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), FAIL_SHOULD_ACCEPT,
+    R"(Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), NOT_APPLICABLE (a case
+newer than the release the reader implements), FAIL_SHOULD_ACCEPT,
 FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR; for
 writers FAIL_INVALID_OUTPUT, FAIL_SHOULD_REFUSE, FAIL_SHOULD_WRITE too.
 
@@ -94,6 +96,7 @@ struct ConformArgs {
   RunArgs run;  // --data-dir, --corpus, -j, --timeout, --memory-mb, --no-persistent, -q
   std::vector<std::string> case_globs;
   std::vector<std::string> tags;
+  std::optional<std::string> implements;
   std::optional<std::string> expectations;
   std::optional<std::string> write_expectations;
   std::optional<std::string> out_dir;
@@ -112,7 +115,8 @@ struct ConformOptions {
   fs::path corpus;
   fs::path adapters;  // the bundled readers
   conf::CaseFilter filter;
-  RunLimits run;  // -j (0: one per CPU), --timeout, --memory-mb
+  std::optional<std::string> implements;  // --implements, for every reader
+  RunLimits run;                          // -j (0: one per CPU), --timeout, --memory-mb
   std::optional<fs::path> expectations;
   std::optional<fs::path> write_expectations;
   ReportTargets reports;
@@ -168,6 +172,13 @@ base::Result<ConformOptions> conform_options(const CLI::App& app, ConformArgs& a
   options.require_readers = args.require_readers;
   options.filter.id_globs = args.case_globs;
   options.filter.tags = args.tags;
+  if (args.implements) {
+    if (!conf::is_release(*args.implements)) {
+      return base::fail("--implements: \"" + *args.implements +
+                        "\" is not an upstream release (write it 0.5 or 0.5.0)");
+    }
+    options.implements = args.implements;
+  }
   options.quiet = args.run.quiet;
   options.persistent = !args.run.no_persistent;
   options.reports = args.reports;
@@ -230,6 +241,7 @@ base::Result<std::vector<conf::ReaderSpec>> collect_readers(const ConformOptions
   for (const ReaderChoice& choice : readers) {
     base::Result<conf::ReaderSpec> spec = reader_spec(choice, options.adapters, options.setup);
     if (!spec) return spec.error();
+    if (options.implements) spec->implements = options.implements;
     if (const base::Result<void> named = check_reader_name(*spec, specs); !named) {
       return named.error();
     }
@@ -560,6 +572,12 @@ void add_conform_command(CLI::App& root, Commands& commands) {
       ->group(cases);
   app.add_option("--tag", args->tags, "only cases carrying the tag (repeatable; each must match)")
       ->option_text("TAG")
+      ->group(cases);
+  app.add_option("--implements", args->implements,
+                 "the upstream release every reader of the run implements (overrides "
+                 "reader.json's \"implements\"): a case pinning a newer release's behaviour "
+                 "is graded NOT_APPLICABLE")
+      ->option_text("VERSION")
       ->group(cases);
 
   const std::string reports(kReports);

@@ -54,7 +54,9 @@ conf::MatrixInfo matrix_info(const fs::path& corpus_dir, std::size_t reader_case
   info.writer_cases = writer_cases;
   if (conf::ManifestResult<conf::Manifest> manifest =
           conf::read_manifest(corpus_dir / "manifest.json")) {
-    info.corpus_version = manifest->version;
+    // The corpus release when the manifest names one, else its schema version.
+    info.corpus_version =
+        manifest->corpus_version.empty() ? manifest->version : manifest->corpus_version;
     if (reader_cases == 0 && writer_cases == 0) info.reader_cases = manifest->cases.size();
   }
   return info;

@@ -10,6 +10,7 @@
 #include "conformance/generator/corpus.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "base/text.h"
 #include "command.h"
 #include "conformance/generator/recipe.h"
+#include "conformance/generator/rule_coverage.h"
 #include "conformance/model/manifest.h"
 #include "conformance/writers/cases.h"
 #include "data_dir.h"
@@ -46,7 +48,7 @@ recipes in conformance/cases/.
 constexpr std::string_view kCorpusOutro = "`stguard corpus <command> --help` describes each.\n";
 
 constexpr std::string_view kBuildUsage =
-    "stguard corpus build [--recipes DIR] [--out DIR] [--check] [--huge DIR]";
+    "stguard corpus build [--recipes DIR] [--out DIR] [--check] [--bump-version] [--huge DIR]";
 constexpr std::string_view kBuildIntro =
     R"(Generates every committed case file, manifest.json, on-demand.json and
 README.md from the recipes, byte for byte reproducibly. Files already
@@ -55,14 +57,19 @@ corpus an earlier build made (it holds .stguard-owned.json, the list of the
 files it made): a file an earlier build made that no recipe produces now is
 removed while it still holds what was written; nothing else is ever touched.
 Without --recipes and --out it works on the stguard checkout that holds the
-current directory, never on an installed copy.
+current directory, never on an installed copy. The manifest carries the
+corpus version recorded in conformance/corpus-version.txt with a fingerprint
+of every case; when a case, its bytes or its verdict changed, the build fails
+until --bump-version records the next version.
 )";
 
-constexpr std::string_view kListUsage = "stguard corpus list [--recipes DIR] [--json]";
+constexpr std::string_view kListUsage = "stguard corpus list [--recipes DIR] [--rules] [--json]";
 constexpr std::string_view kListIntro =
     R"(Prints every case: id, verdict (accept, reject, or either when the strict
 and reference profiles differ), the expected reason and the description.
-Cases generated only on demand are marked.
+Cases generated only on demand are marked. With --rules, prints instead each
+rule of docs/spec.md with the number of cases that test it, and exits 1 when
+a rule lacks a case a reader breaking only that rule would fail.
 )";
 
 constexpr std::string_view kExportUsage = "stguard corpus export --flat DIR [--corpus DIR]";
@@ -82,7 +89,9 @@ struct CorpusArgs {
   std::optional<std::string> corpus;
   std::optional<std::string> flat;
   bool check = false;
+  bool bump_version = false;
   bool json = false;
+  bool rules = false;
 };
 
 // The recipes directory: --recipes, else the data directory's.
@@ -119,10 +128,13 @@ int not_done(const Command& command, const base::Failure& failure) {
 }
 
 int run_build(const Command& command, const CorpusArgs& args) {
-  if (args.huge && (args.check || args.out)) {
+  if (args.huge && (args.check || args.out || args.bump_version)) {
     return usage_error(command,
                        "--huge DIR writes only the on-demand cases; it does not combine with "
-                       "--out or --check");
+                       "--out, --check or --bump-version");
+  }
+  if (args.check && args.bump_version) {
+    return usage_error(command, "--check writes nothing; it does not combine with --bump-version");
   }
   // The checkout the command runs in, for the defaults of --recipes and --out.
   std::error_code ec;
@@ -141,13 +153,22 @@ int run_build(const Command& command, const CorpusArgs& args) {
     if (!found) why_none = found.error().message;
   }
   if (!recipes) return usage_error(command, why_none);
-  const base::Result<conf::RecipeSet> set = conf::load_recipes(*recipes);
+  base::Result<conf::RecipeSet> set = conf::load_recipes(*recipes);
   if (!set) return recipes_failed(command, set.error());
   const base::Result<conf::Corpus> corpus = conf::build_corpus(*set, args.huge.has_value());
   if (!corpus) return recipes_failed(command, corpus.error());
+  if (args.bump_version) {
+    const base::Result<std::string> version = conf::bump_corpus_version(*set, *corpus);
+    if (!version) return not_done(command, version.error());
+    if (!set->corpus_version || set->corpus_version->version != *version) {
+      std::cout << "corpus version " << *version << " recorded in "
+                << base::terminal_safe((*recipes / conf::kCorpusVersionFile).string()) << "\n";
+    }
+    set->corpus_version = conf::CorpusVersion{*version, corpus->fingerprint};
+  }
   if (args.huge) {
     const fs::path dir = *args.huge;
-    const base::Result<conf::WriteReport> report = conf::write_on_demand(*corpus, dir);
+    const base::Result<conf::WriteReport> report = conf::write_on_demand(*set, *corpus, dir);
     if (!report) return not_done(command, report.error());
     std::cout << "on-demand corpus: " << corpus->on_demand.size() << " cases, "
               << report->written.size() << " files written, " << report->unchanged.size()
@@ -189,11 +210,44 @@ int run_build(const Command& command, const CorpusArgs& args) {
   return kExitOk;
 }
 
+// `corpus list --rules`: docs/spec.md's rules with the cases that test them.
+// Exit 1 when a rule is not covered (rule_coverage.h).
+int list_rules(const conf::RecipeSet& set, bool json) {
+  bool covered = true;
+  for (const conf::RuleCoverage& row : conf::rule_coverage(set)) {
+    covered = covered && row.gap.empty();
+    if (json) {
+      nlohmann::ordered_json j;
+      j["rule"] = row.rule->id;
+      j["enforcement"] = conf::rule_enforcement_name(row.rule->enforcement);
+      j["reasons"] = row.rule->reasons;
+      j["accept"] = row.accepted;
+      j["reject"] = row.rejected;
+      j["either"] = row.contested;
+      j["only_fault"] = row.only_fault;
+      j["gap"] =
+          row.gap.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(row.gap);
+      j["summary"] = row.rule->summary;
+      std::cout << base::json_line(j) << "\n";
+      continue;
+    }
+    char counts[96];
+    std::snprintf(counts, sizeof counts, "%-11s %-11s %4d accept %4d reject %4d either  ",
+                  row.rule->id.c_str(),
+                  std::string(conf::rule_enforcement_name(row.rule->enforcement)).c_str(),
+                  row.accepted, row.rejected, row.contested);
+    std::cout << counts << (row.gap.empty() ? row.rule->summary : "NOT COVERED: " + row.gap)
+              << "\n";
+  }
+  return covered ? kExitOk : kExitFailed;
+}
+
 int run_list(const Command& command, const CorpusArgs& args) {
   const base::Result<fs::path> recipes = recipes_dir(args);
   if (!recipes) return usage_error(command, recipes.error().message);
   const base::Result<conf::RecipeSet> set = conf::load_recipes(*recipes);
   if (!set) return recipes_failed(command, set.error());
+  if (args.rules) return list_rules(*set, args.json);
   std::size_t width = 0;
   for (const conf::Recipe* r : set->all()) width = std::max(width, r->id.size());
   for (const conf::Recipe* r : set->all()) {
@@ -207,6 +261,8 @@ int run_list(const Command& command, const CorpusArgs& args) {
       j["reference"] = conf::verdict_name(r->reference.verdict());
       j["reason"] =
           reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(reason);
+      j["rules"] = r->rules;
+      j["since"] = r->since ? nlohmann::ordered_json(*r->since) : nlohmann::ordered_json(nullptr);
       j["on_demand"] = r->on_demand();
       j["tags"] = r->tags;
       j["description"] = r->description;
@@ -292,6 +348,12 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
       ->add_flag("--check", args->check, "write nothing; exit 1 if DIR differs from the recipes")
       ->disable_flag_override();
   build.app
+      ->add_flag("--bump-version", args->bump_version,
+                 "when the corpus changed since the version recorded in "
+                 "conformance/corpus-version.txt, record the next version first (a build "
+                 "of a changed corpus fails without it)")
+      ->disable_flag_override();
+  build.app
       ->add_option("--huge", args->huge,
                    "instead, write only the on-demand cases (too large to "
                    "commit, e.g. a 100,000,000-byte header) and their "
@@ -308,7 +370,14 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
   list.app
       ->add_flag("--json", args->json,
                  "one JSON object per line: id, file, verdict, strict, "
-                 "reference, reason, on_demand, tags, description")
+                 "reference, reason, rules, since, on_demand, tags, description (with "
+                 "--rules: rule, enforcement, reasons, accept, reject, either, only_fault, "
+                 "gap, summary)")
+      ->disable_flag_override();
+  list.app
+      ->add_flag("--rules", args->rules,
+                 "list docs/spec.md's rules with their case counts instead; exit 1 when a "
+                 "rule is not covered")
       ->disable_flag_override();
   add_data_dir_option(*list.app, args->data_dir);
   list.run = [&list, args] { return run_list(list, *args); };

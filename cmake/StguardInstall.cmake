@@ -20,7 +20,8 @@ if(TARGET stguard_cli)
   set(data ${CMAKE_INSTALL_DATADIR}/stguard)
   install(DIRECTORY corpus DESTINATION ${data})
   install(DIRECTORY conformance/cases DESTINATION ${data}/conformance)
-  install(FILES conformance/vocabulary.txt conformance/corpus_readme.md.in conformance/README.md
+  install(FILES conformance/vocabulary.txt conformance/corpus-version.txt
+    conformance/corpus_readme.md.in conformance/README.md
     DESTINATION ${data}/conformance)
   install(DIRECTORY conformance/adapters DESTINATION ${data}/conformance
     PATTERN node_modules EXCLUDE

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "base/file_io.h"
+#include "base/output.h"
 #include "base/owned_dir.h"
 #include "base/sha256.h"
 #include "conformance/generator/bytes.h"
@@ -310,12 +311,35 @@ base::Result<void> write_case_files(std::span<const BuiltCase> cases, base::Owne
   return {};
 }
 
-std::string manifest_text(std::span<const BuiltCase> cases) {
-  std::vector<Case> entries;
-  entries.reserve(cases.size());
-  for (const BuiltCase& c : cases) entries.push_back(c.entry);
-  return write_manifest(entries);
+// The manifest of `cases`, carrying the rules and `corpus_version`.
+std::string manifest_text(const RecipeSet& set, std::span<const BuiltCase> cases,
+                          const std::string& corpus_version) {
+  Manifest manifest;
+  manifest.corpus_version = corpus_version;
+  manifest.rules = set.vocabulary.rules;
+  manifest.cases.reserve(cases.size());
+  for (const BuiltCase& c : cases) manifest.cases.push_back(c.entry);
+  return write_manifest(manifest);
 }
+
+// Everything a corpus release promises, hashed: both manifests (rules,
+// cases, their files' hashes, verdicts, reasons and expectations) and the
+// writer cases, without the version itself.
+}  // namespace
+
+std::string corpus_fingerprint(const RecipeSet& set, const Corpus& corpus) {
+  std::string text = manifest_text(set, corpus.cases, "");
+  text += manifest_text(set, corpus.on_demand, "");
+  for (const auto& [file, bytes] : writer_case_files()) {
+    text += file;
+    text += '\n';
+    text += base::sha256_hex(bytes);
+    text += '\n';
+  }
+  return base::sha256_hex(text);
+}
+
+namespace {
 
 // The corpus README's section on the writer cases (its table rows follow).
 constexpr std::string_view kWriterReadmeHead =
@@ -346,9 +370,16 @@ base::Result<BuiltCase> build_case(const Recipe& recipe) {
     e.reference = recipe.reference.verdict();
     e.reason = recipe.manifest_reason();
     e.tags = recipe.tags;
+    e.since = recipe.since;
     if (recipe.accepted_by_any()) e.expected = expected_content(recipe, c.bytes);
     return c;
   });
+}
+
+base::Result<std::vector<std::uint8_t>> build_repaired(const Recipe& recipe) {
+  base::Result<Recipe> repaired = repaired_recipe(recipe);
+  if (!repaired) return repaired.error();
+  return recipe_result<std::vector<std::uint8_t>>([&] { return build_bytes(*repaired); });
 }
 
 base::Result<Corpus> build_corpus(const RecipeSet& set, bool keep_on_demand_bytes) {
@@ -367,13 +398,44 @@ base::Result<Corpus> build_corpus(const RecipeSet& set, bool keep_on_demand_byte
       corpus.cases.push_back(std::move(c));
     }
   }
+  corpus.fingerprint = corpus_fingerprint(set, corpus);
   return corpus;
+}
+
+base::Result<std::string> corpus_version(const RecipeSet& set, const Corpus& corpus) {
+  if (!set.corpus_version) return std::string();
+  const CorpusVersion& recorded = *set.corpus_version;
+  if (recorded.fingerprint == corpus.fingerprint) return recorded.version;
+  return base::fail(std::string(kCorpusVersionFile) + ": the corpus changed since version " +
+                    recorded.version + " (fingerprint " + corpus.fingerprint +
+                    "): a new release needs a new version; run `stguard corpus build "
+                    "--bump-version`");
+}
+
+base::Result<std::string> bump_corpus_version(const RecipeSet& set, const Corpus& corpus) {
+  std::uint64_t next = 1;
+  if (set.corpus_version) {
+    if (set.corpus_version->fingerprint == corpus.fingerprint) return set.corpus_version->version;
+    next = std::stoull(set.corpus_version->version) + 1;  // checked digits, at most 9
+  }
+  const std::string version = std::to_string(next);
+  const std::string text =
+      "# The corpus release (docs/manifest.md, \"Versions\"): `stguard corpus build\n"
+      "# --bump-version` writes this file when the corpus changed. Do not edit it by hand.\n"
+      "version: " +
+      version + "\nfingerprint: " + corpus.fingerprint + "\n";
+  if (base::Result<void> w = base::write_file(set.dir / kCorpusVersionFile, text); !w) {
+    return w.error();
+  }
+  return version;
 }
 
 base::Result<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpus,
                                        const std::filesystem::path& out_dir) {
   const base::Result<std::string> tmpl = base::read_file(set.dir / "corpus_readme.md.in");
   if (!tmpl) return tmpl.error();
+  const base::Result<std::string> version = corpus_version(set, corpus);
+  if (!version) return version.error();
   base::Result<base::OwnedDir> dir = base::OwnedDir::claim(out_dir, kCorpusCommand);
   if (!dir) return dir.error();
   WriteReport report;
@@ -387,8 +449,8 @@ base::Result<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpu
     produced.insert(file);
   }
   const std::pair<std::string, std::string> top_files[] = {
-      {"manifest.json", manifest_text(corpus.cases)},
-      {"on-demand.json", manifest_text(corpus.on_demand)},
+      {"manifest.json", manifest_text(set, corpus.cases, *version)},
+      {"on-demand.json", manifest_text(set, corpus.on_demand, *version)},
       {"README.md",
        corpus_readme(set, corpus, *tmpl) + std::string(kWriterReadmeHead) + writer_cases_readme()},
   };
@@ -405,7 +467,8 @@ base::Result<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpu
   return report;
 }
 
-base::Result<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir) {
+base::Result<WriteReport> write_on_demand(const RecipeSet& set, const Corpus& corpus,
+                                          const std::filesystem::path& dir) {
   for (const BuiltCase& c : corpus.on_demand) {
     if (c.bytes.size() != c.entry.size) {
       return base::fail(c.recipe->id + ": bytes not kept (build with keep_on_demand_bytes)");
@@ -417,8 +480,8 @@ base::Result<WriteReport> write_on_demand(const Corpus& corpus, const std::files
   if (base::Result<void> w = write_case_files(corpus.on_demand, *owned, report); !w) {
     return w.error();
   }
-  if (base::Result<void> w =
-          write_if_changed(*owned, "manifest.json", manifest_text(corpus.on_demand), report);
+  if (base::Result<void> w = write_if_changed(*owned, "manifest.json",
+                                              manifest_text(set, corpus.on_demand, ""), report);
       !w) {
     return w.error();
   }

@@ -41,14 +41,38 @@ struct BuiltCase {
 // make it.
 base::Result<BuiltCase> build_case(const Recipe& recipe);
 
+// The bytes of the file `recipe`'s `repair:` lines make (recipe.h,
+// repaired_recipe): a valid file both profiles must accept, which the corpus
+// test holds. Fails when the repaired recipe cannot make bytes.
+base::Result<std::vector<std::uint8_t>> build_repaired(const Recipe& recipe);
+
 struct Corpus {
   std::vector<BuiltCase> cases;      // committed cases, sorted by id
   std::vector<BuiltCase> on_demand;  // `on-demand` cases, sorted by id
+  // SHA-256 over everything a corpus release promises: the manifests (rules,
+  // cases, file hashes, verdicts, reasons, expectations) without the version,
+  // and the writer cases. Any change to a case changes it.
+  std::string fingerprint;
 };
 
 // Builds every case. On-demand cases are always generated (their size and
 // sha256 go into on-demand.json); their bytes are kept only when asked.
 base::Result<Corpus> build_corpus(const RecipeSet& set, bool keep_on_demand_bytes = false);
+
+// Corpus::fingerprint of `corpus` as its entries stand now.
+std::string corpus_fingerprint(const RecipeSet& set, const Corpus& corpus);
+
+// The corpus version to write into the manifests: the one recorded in
+// conformance/corpus-version.txt when its fingerprint is the corpus's, "" when
+// the recipe folder records none (a scratch folder). Fails when the corpus
+// changed since the recorded version: a changed case needs a new version.
+base::Result<std::string> corpus_version(const RecipeSet& set, const Corpus& corpus);
+
+// Records the next version (recorded + 1, or 1) with the corpus's
+// fingerprint in set.dir/corpus-version.txt, unless the recorded fingerprint
+// is already the corpus's. Returns the version now recorded. The caller
+// loads the recipes again (or passes a set with corpus_version updated).
+base::Result<std::string> bump_corpus_version(const RecipeSet& set, const Corpus& corpus);
 
 struct WriteReport {
   std::vector<std::string> written;       // created or changed
@@ -62,7 +86,8 @@ inline constexpr std::string_view kCorpusCommand = "corpus build";
 inline constexpr std::string_view kOnDemandCommand = "corpus build --huge";
 
 // Writes corpus.cases, the writer cases, manifest.json, on-demand.json and
-// README.md into out_dir, which must be new, empty or a corpus folder an
+// README.md into out_dir (failing, before writing anything, when
+// corpus_version() fails), which must be new, empty or a corpus folder an
 // earlier build made (base/owned_dir.h: never a folder of the user's).
 // Files already identical are left untouched, others replaced atomically;
 // files an earlier build made that no case produces now are removed while
@@ -74,7 +99,8 @@ base::Result<WriteReport> write_corpus(const RecipeSet& set, const Corpus& corpu
 // Writes the on-demand cases (bytes kept) and a manifest.json for them into
 // dir (new, empty, or made by an earlier --huge build), which then is a
 // corpus of its own.
-base::Result<WriteReport> write_on_demand(const Corpus& corpus, const std::filesystem::path& dir);
+base::Result<WriteReport> write_on_demand(const RecipeSet& set, const Corpus& corpus,
+                                          const std::filesystem::path& dir);
 
 // How a corpus folder differs from what the recipes make, file by file, in
 // the order found.

@@ -7,6 +7,7 @@
 
 #include "base/file_io.h"
 #include "conformance/generator/recipe_error.h"
+#include "conformance/model/release.h"
 #include "stguard/error.h"
 
 namespace stguard::conformance {
@@ -155,6 +156,8 @@ void set_once(std::optional<std::string>& slot, std::string value, const SourceL
   slot = std::move(value);
 }
 
+Recipe repaired_recipe_throwing(const Recipe& r);
+
 void check_recipe(const Recipe& r, const Vocabulary& vocab) {
   const SourceLine& at = r.source;
   if (r.description.empty()) fail(at, r.id + ": missing `description:`");
@@ -163,14 +166,37 @@ void check_recipe(const Recipe& r, const Vocabulary& vocab) {
   if (r.reference.reason.empty() && !r.reference.accept) {
     fail(at, r.id + ": missing `reference:`");
   }
+  std::set<std::string> seen_rules;
   for (const std::string& rule : r.rules) {
-    if (!vocab.rules.count(rule)) fail(at, r.id + ": rule `" + rule + "` is not declared");
+    if (vocab.rule(rule) == nullptr) fail(at, r.id + ": rule `" + rule + "` is not declared");
+    if (!seen_rules.insert(rule).second) fail(at, r.id + ": rule `" + rule + "` repeated");
+  }
+  // A rejected case names the rule it breaks: one whose reasons include the
+  // reason strict gives (reference's may differ: it stops elsewhere).
+  if (!r.strict.accept) {
+    const bool named = std::any_of(r.rules.begin(), r.rules.end(), [&](const std::string& id) {
+      const std::vector<std::string>& reasons = vocab.rule(id)->reasons;
+      return std::find(reasons.begin(), reasons.end(), r.strict.reason) != reasons.end();
+    });
+    if (!named) {
+      fail(at, r.id + ": no rule in `rules:` is reported by " + r.strict.reason +
+                   " (vocabulary.txt lists each rule's reasons)");
+    }
+  }
+  if (!r.repair.empty() && r.strict.accept && r.reference.accept) {
+    fail(at, r.id + ": `repair:` belongs to cases a profile rejects");
+  }
+  if (!r.repair.empty()) repaired_recipe_throwing(r);  // every repair line makes bytes
+  if (r.since &&
+      std::find(vocab.releases.begin(), vocab.releases.end(), *r.since) == vocab.releases.end()) {
+    fail(at, r.id + ": `since: " + *r.since + "` is not a release declared in vocabulary.txt");
   }
   std::set<std::string> seen_tags;
   for (const std::string& tag : r.tags) {
     if (!is_tag(tag)) fail(at, r.id + ": malformed tag `" + tag + "`");
     if (!seen_tags.insert(tag).second) fail(at, r.id + ": tag `" + tag + "` repeated");
-    const bool coverage_tag = tag.rfind("ref:", 0) == 0 || tag.rfind("bug:", 0) == 0;
+    const bool coverage_tag =
+        tag.rfind("ref:", 0) == 0 || tag.rfind("bug:", 0) == 0 || tag.rfind("proposed:", 0) == 0;
     if (coverage_tag && !vocab.coverage.count(tag)) {
       fail(at, r.id + ": tag `" + tag + "` is not declared in vocabulary.txt");
     }
@@ -216,6 +242,29 @@ void check_recipe(const Recipe& r, const Vocabulary& vocab) {
   }
 }
 
+Rule parse_rule(std::string id, std::string_view rest, const SourceLine& at) {
+  Rule rule;
+  rule.id = std::move(id);
+  if (!is_rule_id(rule.id)) fail(at, "rule ids are ST-<LETTERS>-<NUMBER>, e.g. ST-LEN-1");
+  const std::optional<RuleEnforcement> enforcement = rule_enforcement_from_name(take_token(rest));
+  if (!enforcement)
+    fail(at, "expected `rule:ID both|strict|accepted|environment REASONS|- SUMMARY`");
+  rule.enforcement = *enforcement;
+  const std::string reasons = take_token(rest);
+  if (reasons != "-") {
+    for (std::string& reason : split_list(reasons)) {
+      if (!reason_from_name(reason)) fail(at, "unknown reason `" + reason + "`");
+      rule.reasons.push_back(std::move(reason));
+    }
+  }
+  if (rule.reasons.empty() != (rule.enforcement == RuleEnforcement::kAccepted)) {
+    fail(at, "a rule lists the reasons that report a break, and `-` exactly when `accepted`");
+  }
+  rule.summary = trim(rest);
+  if (rule.summary.empty()) fail(at, "a rule needs its summary");
+  return rule;
+}
+
 void load_vocabulary(const std::filesystem::path& path, Vocabulary& vocab) {
   const std::string text = read_text(path);
   int number = 0;
@@ -228,16 +277,108 @@ void load_vocabulary(const std::filesystem::path& path, Vocabulary& vocab) {
     std::string description = trim(rest);
     if (description.empty()) fail(at, "expected `ID DESCRIPTION`");
     if (id.rfind("rule:", 0) == 0) {
-      std::string rule = id.substr(5);
-      if (!is_kebab(rule)) fail(at, "rule ids are kebab-case");
-      if (!vocab.rules.emplace(rule, description).second) fail(at, "rule declared twice");
-    } else if (id.rfind("ref:", 0) == 0 || id.rfind("bug:", 0) == 0) {
+      Rule rule = parse_rule(id.substr(5), rest, at);
+      if (vocab.rule(rule.id) != nullptr) fail(at, "rule declared twice");
+      vocab.rules.push_back(std::move(rule));
+    } else if (id.rfind("release:", 0) == 0) {
+      std::string release = id.substr(8);
+      if (!is_release(release)) fail(at, "releases are written 0.4.0");
+      if (std::find(vocab.releases.begin(), vocab.releases.end(), release) !=
+          vocab.releases.end()) {
+        fail(at, "release declared twice");
+      }
+      if (!vocab.releases.empty() && compare_releases(vocab.releases.back(), release) >= 0) {
+        fail(at, "releases are declared oldest first");
+      }
+      vocab.releases.push_back(std::move(release));
+    } else if (id.rfind("ref:", 0) == 0 || id.rfind("bug:", 0) == 0 ||
+               id.rfind("proposed:", 0) == 0) {
       if (!is_tag(id)) fail(at, "malformed tag");
       if (!vocab.coverage.emplace(id, description).second) fail(at, "tag declared twice");
     } else {
-      fail(at, "entries start with rule:, ref: or bug:");
+      fail(at, "entries start with rule:, release:, ref:, bug: or proposed:");
     }
   }
+}
+
+// The keys that make bytes (every key but case, description, rules, since,
+// tags, strict, reference and repair). Applies one to `r`; false when `key`
+// is not one of them.
+bool apply_byte_key(Recipe& r, const std::string& key, const std::string& value,
+                    const SourceLine& at) {
+  if (key == "header") {
+    if (value.front() == ' ' || value.front() == '\t') {
+      fail(at, "header text starts with whitespace (write it with `spaces N` or `hex`)");
+    }
+    r.header_lines.push_back(value);
+    r.header_sources.push_back(at);
+  } else if (key == "tensor") {
+    r.tensors.push_back(parse_tensor(value, at));
+  } else if (key == "tensors") {
+    if (value != "none") fail(at, "`tensors:` takes only `none`");
+    r.tensors_none = true;
+  } else if (key == "meta") {
+    r.meta.push_back(parse_meta(value, at));
+  } else if (key == "metadata") {
+    if (value != "empty") fail(at, "`metadata:` takes only `empty`");
+    r.metadata_empty = true;
+  } else if (key == "data") {
+    r.data.push_back({value, at});
+  } else if (key == "append") {
+    r.append.push_back({value, at});
+  } else if (key == "file") {
+    r.file.push_back({value, at});
+  } else if (key == "length") {
+    set_once(r.length, value, at, key);
+  } else if (key == "pad") {
+    set_once(r.pad, value, at, key);
+  } else if (key == "pad-to") {
+    set_once(r.pad_to, value, at, key);
+  } else if (key == "align") {
+    set_once(r.align, value, at, key);
+  } else if (key == "truncate") {
+    set_once(r.truncate, value, at, key);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The name literal of a `tensor:` or `meta:` value, which a repair line of
+// the same key and name replaces in place.
+std::string named_literal(const RecipeLine& line) {
+  if (line.key != "tensor" && line.key != "meta") return {};
+  std::string_view rest = line.value;
+  if (rest.rfind("drop ", 0) == 0) rest.remove_prefix(5);
+  return rest.empty() || rest.front() != '"' ? std::string()
+                                             : take_string_literal(rest, line.source);
+}
+
+// `repair: KEY: VALUE` (a line of the repaired file's recipe), `repair:
+// drop KEY` or `repair: drop tensor|meta "NAME"`.
+RecipeLine parse_repair(const std::string& value, const SourceLine& at) {
+  RecipeLine line;
+  line.source = at;
+  if (value.rfind("drop ", 0) == 0) {
+    const std::string rest = value.substr(5);
+    const std::size_t space = rest.find(' ');
+    if (space == std::string::npos) {
+      line.key = rest;
+      return line;  // an empty value: drop every KEY line
+    }
+    line.key = rest.substr(0, space);
+    line.value = "drop " + rest.substr(space + 1);  // one named line
+    if (named_literal(line).empty())
+      fail(at, "only `drop tensor \"NAME\"` or `drop meta \"KEY\"` name a line");
+    return line;
+  }
+  const std::size_t colon = value.find(": ");
+  if (colon == std::string::npos || colon == 0 || colon + 2 == value.size()) {
+    fail(at, "expected `repair: KEY: VALUE` or `repair: drop KEY`");
+  }
+  line.key = value.substr(0, colon);
+  line.value = value.substr(colon + 2);
+  return line;
 }
 
 Group parse_group(std::string_view text, const std::string& name, const std::string& relative,
@@ -293,6 +434,8 @@ Group parse_group(std::string_view text, const std::string& name, const std::str
     } else if (key == "rules") {
       if (!r.rules.empty()) fail(at, "`rules:` given twice");
       r.rules = split_list(value);
+    } else if (key == "since") {
+      set_once(r.since, value, at, key);
     } else if (key == "tags") {
       if (!r.tags.empty()) fail(at, "`tags:` given twice");
       r.tags = split_list(value);
@@ -300,38 +443,10 @@ Group parse_group(std::string_view text, const std::string& name, const std::str
       ProfileExpectation& slot = key == "strict" ? r.strict : r.reference;
       if (slot.accept || !slot.reason.empty()) fail(at, "`" + key + ":` given twice");
       slot = parse_expectation(value, at);
-    } else if (key == "header") {
-      if (value.front() == ' ' || value.front() == '\t') {
-        fail(at, "header text starts with whitespace (write it with `spaces N` or `hex`)");
-      }
-      r.header_lines.push_back(value);
-      r.header_sources.push_back(at);
-    } else if (key == "tensor") {
-      r.tensors.push_back(parse_tensor(value, at));
-    } else if (key == "tensors") {
-      if (value != "none") fail(at, "`tensors:` takes only `none`");
-      r.tensors_none = true;
-    } else if (key == "meta") {
-      r.meta.push_back(parse_meta(value, at));
-    } else if (key == "metadata") {
-      if (value != "empty") fail(at, "`metadata:` takes only `empty`");
-      r.metadata_empty = true;
-    } else if (key == "data") {
-      r.data.push_back({value, at});
-    } else if (key == "append") {
-      r.append.push_back({value, at});
-    } else if (key == "file") {
-      r.file.push_back({value, at});
-    } else if (key == "length") {
-      set_once(r.length, value, at, key);
-    } else if (key == "pad") {
-      set_once(r.pad, value, at, key);
-    } else if (key == "pad-to") {
-      set_once(r.pad_to, value, at, key);
-    } else if (key == "align") {
-      set_once(r.align, value, at, key);
-    } else if (key == "truncate") {
-      set_once(r.truncate, value, at, key);
+    } else if (key == "repair") {
+      r.repair.push_back(parse_repair(value, at));
+    } else if (apply_byte_key(r, key, value, at)) {
+      r.byte_lines.push_back({key, value, at});
     } else {
       fail(at, "unknown key `" + key + "`");
     }
@@ -341,12 +456,65 @@ Group parse_group(std::string_view text, const std::string& name, const std::str
   return group;
 }
 
+Recipe repaired_recipe_throwing(const Recipe& r) {
+  Recipe out;
+  out.group = r.group;
+  out.name = r.name;
+  out.id = r.id;
+  out.source = r.source;
+  out.description = r.description;
+  out.rules = r.rules;
+  out.tags = r.tags;
+  out.since = r.since;
+  out.strict = r.strict;
+  out.reference = r.reference;
+  // A named tensor or metadata line replaces (or, `drop tensor "NAME"`,
+  // removes) the line of that name; any other key replaces all its lines.
+  std::vector<RecipeLine> lines = r.byte_lines;
+  std::set<std::string> replaced_keys;
+  std::vector<RecipeLine> added;
+  for (const RecipeLine& fix : r.repair) {
+    const std::string name = named_literal(fix);
+    if (name.empty()) {
+      Recipe probe;
+      if (fix.key != "tensors" &&
+          !apply_byte_key(probe, fix.key, fix.value.empty() ? "none" : fix.value, fix.source)) {
+        fail(fix.source, "`repair:` names `" + fix.key + "`, which makes no bytes");
+      }
+      replaced_keys.insert(fix.key);
+      if (!fix.value.empty()) added.push_back(fix);
+      continue;
+    }
+    const bool drop = fix.value.rfind("drop ", 0) == 0;
+    const auto same = std::find_if(lines.begin(), lines.end(), [&](const RecipeLine& l) {
+      return l.key == fix.key && named_literal(l) == name;
+    });
+    if (drop) {
+      if (same == lines.end()) fail(fix.source, "`repair:` drops " + name + ", which is not there");
+      lines.erase(same);
+    } else if (same != lines.end()) {
+      *same = fix;
+    } else {
+      lines.push_back(fix);
+    }
+  }
+  for (const RecipeLine& line : lines) {
+    if (!replaced_keys.count(line.key)) apply_byte_key(out, line.key, line.value, line.source);
+  }
+  for (const RecipeLine& line : added) apply_byte_key(out, line.key, line.value, line.source);
+  return out;
+}
+
 Group load_group(const std::filesystem::path& path, const std::string& relative,
                  const Vocabulary& vocab) {
   return parse_group(read_text(path), path.stem().string(), relative, vocab);
 }
 
 }  // namespace
+
+base::Result<Recipe> repaired_recipe(const Recipe& r) {
+  return recipe_result<Recipe>([&] { return repaired_recipe_throwing(r); });
+}
 
 std::string SourceLine::where() const {
   return line > 0 ? file + ":" + std::to_string(line) : file;
@@ -370,17 +538,57 @@ std::vector<const Recipe*> RecipeSet::all() const {
   return out;
 }
 
+const Rule* Vocabulary::rule(std::string_view id) const {
+  const auto it =
+      std::find_if(rules.begin(), rules.end(), [id](const Rule& r) { return r.id == id; });
+  return it == rules.end() ? nullptr : &*it;
+}
+
 base::Result<RecipeSet> load_recipes(const std::filesystem::path& dir) {
   return load_recipes_with(dir, {}, {});
 }
 
 namespace {
 
+std::optional<CorpusVersion> load_corpus_version(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  const std::string text = read_text(path);
+  CorpusVersion v;
+  int number = 0;
+  for (const std::string_view line : lines_of(text)) {
+    ++number;
+    const SourceLine at{std::string(kCorpusVersionFile), number};
+    if (line.empty() || line.front() == '#') continue;
+    if (line.rfind("version: ", 0) == 0 && v.version.empty()) {
+      v.version = line.substr(9);
+      const bool digits = !v.version.empty() && v.version.front() != '0' && v.version.size() < 10 &&
+                          std::all_of(v.version.begin(), v.version.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits) fail(at, "the version is a positive decimal number");
+    } else if (line.rfind("fingerprint: ", 0) == 0 && v.fingerprint.empty()) {
+      v.fingerprint = line.substr(13);
+      const bool hex = v.fingerprint.size() == 64 &&
+                       std::all_of(v.fingerprint.begin(), v.fingerprint.end(), [](char c) {
+                         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                       });
+      if (!hex) fail(at, "the fingerprint is 64 lower-case hex digits");
+    } else {
+      fail(at, "expected `version: N` and `fingerprint: HEX`, once each");
+    }
+  }
+  if (v.version.empty() || v.fingerprint.empty()) {
+    throw RecipeError(std::string(kCorpusVersionFile) + ": needs `version:` and `fingerprint:`");
+  }
+  return v;
+}
+
 RecipeSet load_recipes_throwing(const std::filesystem::path& dir, const std::string& group,
                                 std::string_view group_text) {
   RecipeSet set;
   set.dir = dir;
   load_vocabulary(dir / "vocabulary.txt", set.vocabulary);
+  set.corpus_version = load_corpus_version(dir / kCorpusVersionFile);
 
   const std::filesystem::path cases = dir / "cases";
   std::error_code ec;

@@ -17,9 +17,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/failure.h"
+#include "conformance/model/rule.h"
 #include "conformance/model/verdict.h"
 
 namespace stguard::conformance {
@@ -68,6 +70,13 @@ struct ByteSpec {
   SourceLine source;
 };
 
+// One `key: value` line of a recipe, kept as written.
+struct RecipeLine {
+  std::string key;
+  std::string value;  // empty in a `repair: drop KEY`
+  SourceLine source;
+};
+
 struct Recipe {
   std::string group;  // file stem of cases/<group>.txt
   std::string name;   // kebab-case
@@ -75,8 +84,11 @@ struct Recipe {
   SourceLine source;  // the `case:` line
 
   std::string description;
-  std::vector<std::string> rules;
+  std::vector<std::string> rules;  // ids of docs/spec.md's rules
   std::vector<std::string> tags;
+  // The upstream release whose behaviour the case pins when older releases
+  // read it otherwise (a dtype added later); nullopt: every release agrees.
+  std::optional<std::string> since;
   ProfileExpectation strict;
   ProfileExpectation reference;
 
@@ -99,6 +111,11 @@ struct Recipe {
   std::optional<std::string> align;     // pad the header with spaces to a multiple of N
   std::optional<std::string> truncate;  // keep N bytes, or drop K with -K
 
+  // The byte-making lines as written (header, tensor, data, ...), in order,
+  // and the `repair:` lines: what turns this rejected file into a valid one.
+  std::vector<RecipeLine> byte_lines;
+  std::vector<RecipeLine> repair;
+
   bool has_raw_header() const { return !header_lines.empty(); }
   bool accepted_by_any() const { return strict.accept || reference.accept; }
   bool contested() const { return strict.accept != reference.accept; }
@@ -110,6 +127,13 @@ struct Recipe {
   std::string manifest_reason() const;
 };
 
+// The recipe of the file `r`'s `repair:` lines make: r's byte-making lines
+// with every key a repair line names replaced by the repair lines of that key
+// (`drop KEY` removes them). Its expectations are r's: only its bytes mean
+// anything (corpus.h, build_repaired). Fails for a repair line that is not a
+// byte-making line (load_recipes already refuses such a recipe).
+base::Result<Recipe> repaired_recipe(const Recipe& r);
+
 struct Group {
   std::string name;
   std::string about;  // the group file's `about:` line
@@ -117,17 +141,31 @@ struct Group {
   std::vector<Recipe> cases;
 };
 
-// Declared vocabulary (conformance/vocabulary.txt): rule ids, and the tags
-// that stand for a row of docs/reference-profile.md (ref:...) or a known reader bug
-// class (bug:...). Every ref:/bug: entry must be used by at least one case.
+// Declared vocabulary (conformance/vocabulary.txt): the rules of
+// docs/spec.md, the upstream releases a case's `since:` may name (oldest
+// first), and the tags that stand for a row of docs/reference-profile.md
+// (ref:...), a known reader bug class (bug:...) or a change proposed upstream
+// (proposed:...). Every ref:/bug:/proposed: entry must be used by a case.
 struct Vocabulary {
-  std::map<std::string, std::string> rules;     // id -> description
-  std::map<std::string, std::string> coverage;  // ref:/bug: tag -> description
+  std::vector<Rule> rules;                      // in declaration order
+  const Rule* rule(std::string_view id) const;  // nullptr when not declared
+  std::vector<std::string> releases;            // "0.3.0", ... oldest first
+  std::map<std::string, std::string> coverage;  // ref:/bug:/proposed: tag -> description
 };
+
+// conformance/corpus-version.txt: the corpus release and the fingerprint of
+// the corpus it names (generator/corpus.h). Absent in a scratch recipe folder.
+struct CorpusVersion {
+  std::string version;      // "2": a positive decimal number
+  std::string fingerprint;  // 64 lower-case hex digits
+};
+
+inline constexpr std::string_view kCorpusVersionFile = "corpus-version.txt";
 
 struct RecipeSet {
   std::filesystem::path dir;
   Vocabulary vocabulary;
+  std::optional<CorpusVersion> corpus_version;
   std::vector<Group> groups;  // sorted by name
 
   std::vector<const Recipe*> all() const;  // every case, sorted by id

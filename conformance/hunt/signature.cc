@@ -358,6 +358,7 @@ std::optional<Divergence> divergence_of(conformance::Grade grade) noexcept {
       return Divergence::kProtocolError;
     case Grade::kImplAccept:
     case Grade::kImplReject:
+    case Grade::kNotApplicable:
     case Grade::kPass:
     // The writer grades: a hunt grades readers only.
     case Grade::kFailInvalidOutput:

@@ -62,7 +62,7 @@ struct Case {
   std::string sha256;  // of the whole file, 64 lower-case hex digits
   std::uint64_t size = 0;
   std::string description;
-  std::vector<std::string> rules;        // rule ids of conformance/vocabulary.txt
+  std::vector<std::string> rules;        // ids of docs/spec.md's rules ("ST-LAY-2")
   Verdict verdict = Verdict::kReject;    // case_verdict(strict, reference)
   Verdict strict = Verdict::kReject;     // kAccept or kReject
   Verdict reference = Verdict::kReject;  // kAccept or kReject
@@ -70,6 +70,10 @@ struct Case {
   // profile's; empty (null in the manifest) when both accept.
   std::string reason;
   std::vector<std::string> tags;
+  // The upstream release whose behaviour the case pins, when older releases
+  // read the file otherwise (a dtype added later); nullopt when every release
+  // agrees. A reader that implements an older release is not graded on it.
+  std::optional<std::string> since;
   // Present exactly when some profile accepts (verdict accept or either).
   std::optional<ExpectedContent> expected;
 

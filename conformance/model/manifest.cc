@@ -10,6 +10,7 @@
 #include "base/file_io.h"
 #include "base/path.h"
 #include "base/sha256.h"
+#include "conformance/model/release.h"
 
 namespace stguard::conformance {
 namespace {
@@ -228,6 +229,13 @@ bool read_case(const Json& value, CaseReader& r, Case& c) {
     return r.fail("reason", "must be a string or null");
   }
   if (!r.texts(value, "tags", "", c.tags)) return false;
+  // "since" came after the first manifests: absent reads as null.
+  if (const auto since = value.find("since"); since != value.end() && !since->is_null()) {
+    if (!since->is_string() || !is_release(since->get_ref<const std::string&>())) {
+      return r.fail("since", "must be a release (\"0.4.0\") or null");
+    }
+    c.since = since->get_ref<const std::string&>();
+  }
   const Json* expected = r.find(value, "expected", "expected");
   if (expected == nullptr) return false;
   if (!expected->is_null() && !read_expected(*expected, r, c.expected.emplace())) return false;
@@ -333,8 +341,54 @@ Json case_json(const Case& c) {
   j["reference"] = verdict_name(c.reference);
   j["reason"] = c.reason.empty() ? Json(nullptr) : Json(c.reason);
   j["tags"] = c.tags;
+  j["since"] = c.since ? Json(*c.since) : Json(nullptr);
   j["expected"] = expected_json(c.expected);
   return j;
+}
+
+Json rule_json(const Rule& rule) {
+  Json j = Json::object();
+  j["id"] = rule.id;
+  j["enforcement"] = rule_enforcement_name(rule.enforcement);
+  j["reasons"] = rule.reasons;
+  j["summary"] = rule.summary;
+  return j;
+}
+
+// The top-level "rules" (absent in manifests written before it).
+std::optional<std::string> read_rules(const Json& document, std::vector<Rule>& out) {
+  const auto rules = document.find("rules");
+  if (rules == document.end()) return std::nullopt;
+  if (!rules->is_array()) return "must be an array";
+  for (const Json& item : *rules) {
+    const auto text = [&item](const char* key) -> const std::string* {
+      const auto it = item.find(key);
+      return it != item.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+    };
+    if (!item.is_object()) return "each rule must be an object";
+    const std::string* id = text("id");
+    const std::string* enforcement = text("enforcement");
+    const std::string* summary = text("summary");
+    const auto reasons = item.find("reasons");
+    if (id == nullptr || !is_rule_id(*id)) return "a rule's \"id\" must be a rule id (ST-LEN-1)";
+    const std::optional<RuleEnforcement> e =
+        enforcement == nullptr ? std::nullopt : rule_enforcement_from_name(*enforcement);
+    if (!e)
+      return "rule " + *id + ": \"enforcement\" must be both, strict, accepted or environment";
+    if (summary == nullptr) return "rule " + *id + ": \"summary\" must be a string";
+    if (reasons == item.end() || !reasons->is_array()) {
+      return "rule " + *id + ": \"reasons\" must be an array of strings";
+    }
+    Rule& rule = out.emplace_back();
+    rule.id = *id;
+    rule.enforcement = *e;
+    rule.summary = *summary;
+    for (const Json& reason : *reasons) {
+      if (!reason.is_string()) return "rule " + *id + ": \"reasons\" must be an array of strings";
+      rule.reasons.push_back(reason.get<std::string>());
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -376,7 +430,14 @@ ManifestResult<Manifest> parse_manifest(std::string_view text) {
   if (cases == document.end() || !cases->is_array()) return failure("cases", "must be an array");
 
   Manifest manifest;
-  manifest.version = std::string(kManifestVersion);
+  if (const auto corpus_version = document.find("corpus_version");
+      corpus_version != document.end()) {
+    if (!corpus_version->is_string()) return failure("corpus_version", "must be a string");
+    manifest.corpus_version = corpus_version->get<std::string>();
+  }
+  if (std::optional<std::string> problem = read_rules(document, manifest.rules)) {
+    return failure("rules", std::move(*problem));
+  }
   manifest.cases.reserve(cases->size());
   std::unordered_map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < cases->size(); ++i) {
@@ -409,11 +470,17 @@ ManifestResult<Manifest> read_manifest(const std::filesystem::path& path) {
   return e;
 }
 
-std::string write_manifest(std::span<const Case> cases) {
+std::string write_manifest(const Manifest& manifest) {
   Json root = Json::object();
   root["version"] = std::string(kManifestVersion);
+  if (!manifest.corpus_version.empty()) root["corpus_version"] = manifest.corpus_version;
+  if (!manifest.rules.empty()) {
+    Json rules = Json::array();
+    for (const Rule& rule : manifest.rules) rules.push_back(rule_json(rule));
+    root["rules"] = std::move(rules);
+  }
   Json list = Json::array();
-  for (const Case& c : cases) list.push_back(case_json(c));
+  for (const Case& c : manifest.cases) list.push_back(case_json(c));
   root["cases"] = std::move(list);
   std::string out;
   write_value(out, root, 0);

@@ -5,11 +5,13 @@
 //       stguard::conformance::read_manifest(corpus_dir / "manifest.json");
 //   if (!m) die(m.error().message());  // "corpus/manifest.json: case 12 (layout/gap): "file": ..."
 //
-//   std::string text = stguard::conformance::write_manifest(cases);  // the exact bytes
+//   std::string text = stguard::conformance::write_manifest(manifest);  // the exact bytes
 //
-// Schema, version "1" (conformance/README.md):
-//   {"version": "1", "cases": [{"id", "file", "sha256", "size", "description",
-//    "rules", "verdict", "strict", "reference", "reason", "tags",
+// Schema, version "1" (docs/manifest.md):
+//   {"version": "1", "corpus_version": "2",
+//    "rules": [{"id", "enforcement", "reasons", "summary"}],
+//    "cases": [{"id", "file", "sha256", "size", "description",
+//    "rules", "verdict", "strict", "reference", "reason", "tags", "since",
 //    "expected": {"metadata": {...} | null,
 //                 "tensors": [{"name", "dtype", "shape", "data_offsets",
 //                              "sha256"}]} | null}]}
@@ -30,13 +32,13 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/failure.h"
 #include "conformance/model/case.h"
+#include "conformance/model/rule.h"
 
 namespace stguard::conformance {
 
@@ -44,7 +46,12 @@ namespace stguard::conformance {
 inline constexpr std::string_view kManifestVersion = "1";
 
 struct Manifest {
-  std::string version;      // kManifestVersion
+  std::string version = std::string(kManifestVersion);
+  // The corpus release: changes whenever a case, its bytes or its verdict
+  // change (conformance/corpus-version.txt). Empty in a manifest that has
+  // none (written before corpus versions, or by a scratch build).
+  std::string corpus_version;
+  std::vector<Rule> rules;  // docs/spec.md's rules, in declaration order (may be empty)
   std::vector<Case> cases;  // in the file's order (the generator sorts by id)
 };
 
@@ -78,9 +85,10 @@ ManifestResult<Manifest> parse_manifest(std::string_view text);
 // file is an error with an empty field).
 ManifestResult<Manifest> read_manifest(const std::filesystem::path& path);
 
-// The manifest text of `cases`, in the order given. parse_manifest() of the
-// result gives `cases` back.
-std::string write_manifest(std::span<const Case> cases);
+// The manifest text, cases in the order given. parse_manifest() of the
+// result gives `manifest` back. "corpus_version" and "rules" are written only
+// when set.
+std::string write_manifest(const Manifest& manifest);
 
 }  // namespace stguard::conformance
 

@@ -49,6 +49,8 @@ std::string_view grade_meaning(Grade grade) noexcept {
       return "accepted a contested (\"either\") case, with the expected tensors";
     case Grade::kImplReject:
       return "rejected a contested (\"either\") case";
+    case Grade::kNotApplicable:
+      return "pins behaviour of an upstream release newer than the one the reader implements";
     case Grade::kPass:
       return "the expected verdict (and tensors)";
   }

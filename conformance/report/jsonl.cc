@@ -205,6 +205,7 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
       result.duration_ms = fields.number("duration_ms");
       result.leftover_processes = fields.count("leftover_processes");
       result.tags = fields.texts("tags");
+      if (fields.has("rules")) result.rules = fields.texts("rules");
       result.description = fields.text("description");
       if (fields.problem().empty()) {
         if (const auto parsed = grade_from_name(grade)) {
@@ -376,6 +377,8 @@ std::string json_lines(std::span<const ReaderRun> runs) {
       // Only when there were any: older readers of these lines never see it.
       if (result.leftover_processes != 0) line["leftover_processes"] = result.leftover_processes;
       line["tags"] = result.tags;
+      // Only when there are any (writer cases have none).
+      if (!result.rules.empty()) line["rules"] = result.rules;
       line["description"] = result.description;
       emit(line);
     }

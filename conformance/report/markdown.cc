@@ -149,6 +149,24 @@ std::string markdown_matrix(std::span<const ReaderRun> runs, const MatrixInfo& i
       out += "\n";
     }
   }
+  // The report card: per reader, the rules of docs/spec.md it breaks.
+  std::string card;
+  for (const ReaderRun& run : runs) {
+    for (const BrokenRule& rule : broken_rules(run)) {
+      std::string ids;
+      for (const CaseResult* failure : rule.failures) {
+        ids += (ids.empty() ? "" : ", ") + markdown_case_id(failure->case_id);
+      }
+      card += "| " + markdown_cell(run.name, 60) + " | " + markdown_cell(rule.rule, 20) + " | " +
+              std::to_string(rule.failures.size()) + " | " + ids + " |\n";
+    }
+  }
+  if (!card.empty()) {
+    out +=
+        "\n## Rules broken\n\nThe rules of docs/spec.md each reader breaks, with the failing "
+        "cases that test them.\n\n| reader | rule | cases | failing cases |\n|---|---|--:|---|\n" +
+        card;
+  }
   return out;
 }
 

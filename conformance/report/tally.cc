@@ -32,6 +32,8 @@ std::string_view grade_code(Grade grade) noexcept {
       return "ACC";
     case Grade::kImplReject:
       return "REJ";
+    case Grade::kNotApplicable:
+      return "N/A";
     case Grade::kPass:
       return "PASS";
   }
@@ -55,6 +57,41 @@ Counts count_results(const ReaderRun& run) {
     if (result.expectation == Expectation::kUnexpectedPass) ++counts.xpass;
   }
   return counts;
+}
+
+namespace {
+
+// "ST-HDR-10" after "ST-HDR-2": the prefix as text, the number as a number.
+bool rule_before(const std::string& a, const std::string& b) {
+  const std::size_t da = a.find_last_of('-');
+  const std::size_t db = b.find_last_of('-');
+  const std::string_view pa(a.data(), da == std::string::npos ? a.size() : da);
+  const std::string_view pb(b.data(), db == std::string::npos ? b.size() : db);
+  if (pa != pb) return pa < pb;
+  if (a.size() != b.size()) return a.size() < b.size();
+  return a < b;
+}
+
+}  // namespace
+
+std::vector<BrokenRule> broken_rules(const ReaderRun& run) {
+  std::vector<BrokenRule> out;
+  for (const CaseResult& result : run.results) {
+    if (!result_fails_run(result)) continue;
+    for (const std::string& rule : result.rules) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&rule](const BrokenRule& b) { return b.rule == rule; });
+      if (it == out.end()) it = out.insert(out.end(), BrokenRule{rule, {}});
+      it->failures.push_back(&result);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const BrokenRule& a, const BrokenRule& b) { return rule_before(a.rule, b.rule); });
+  for (BrokenRule& b : out) {
+    std::sort(b.failures.begin(), b.failures.end(),
+              [](const CaseResult* x, const CaseResult* y) { return x->case_id < y->case_id; });
+  }
+  return out;
 }
 
 std::string incomplete_note(const ReaderRun& run) {

@@ -23,7 +23,7 @@ namespace stguard::conformance {
 // What the matrices (HTML, Markdown) say about the run besides the results.
 struct MatrixInfo {
   std::string title = "stguard conformance matrix";
-  std::string corpus_version;    // manifest "version"; "" leaves it out
+  std::string corpus_version;    // manifest "corpus_version" (else "version"); "" leaves it out
   std::size_t reader_cases = 0;  // reader cases run (or in the manifest); 0 leaves it out
   std::size_t writer_cases = 0;  // writer cases run; 0 leaves it out
   std::string generated_by;      // "stguard 0.1.0"; "" leaves it out
@@ -48,14 +48,14 @@ std::string_view expected_name(Verdict expected, bool writer_case) noexcept;
 std::string_view answer_name(Verdict answer, bool writer) noexcept;
 
 // The short code of a grade used in matrix cells: PASS, ACC (IMPL_ACCEPT),
-// REJ (IMPL_REJECT), WRONG, SHOULD-REJ, SHOULD-ACC, CRASH, TIME, PROTO, and
+// REJ (IMPL_REJECT), N/A (NOT_APPLICABLE), WRONG, SHOULD-REJ, SHOULD-ACC, CRASH, TIME, PROTO, and
 // for writers INVALID (FAIL_INVALID_OUTPUT), SHOULD-REF, SHOULD-WRI.
 std::string_view grade_code(Grade grade) noexcept;
 
 inline constexpr std::size_t kGradeCount = std::size(kAllGrades);
 
 // Position in kAllGrades (worst first): the index used in arrays, in the
-// HTML page's data and in its CSS classes (.g0 .. .g11).
+// HTML page's data and in its CSS classes (.g0 .. .g12).
 std::size_t grade_index(Grade grade) noexcept;
 
 // Summary tables list grades best first: the passing ones, then the verdict
@@ -63,6 +63,7 @@ std::size_t grade_index(Grade grade) noexcept;
 inline constexpr Grade kBestFirst[] = {Grade::kPass,
                                        Grade::kImplAccept,
                                        Grade::kImplReject,
+                                       Grade::kNotApplicable,
                                        Grade::kFailShouldAccept,
                                        Grade::kFailShouldReject,
                                        Grade::kFailShouldWrite,
@@ -79,6 +80,7 @@ static_assert(std::size(kBestFirst) == kGradeCount);
 inline constexpr Grade kReaderGradesBestFirst[] = {Grade::kPass,
                                                    Grade::kImplAccept,
                                                    Grade::kImplReject,
+                                                   Grade::kNotApplicable,
                                                    Grade::kFailShouldAccept,
                                                    Grade::kFailShouldReject,
                                                    Grade::kFailWrongContent,
@@ -103,6 +105,17 @@ struct Counts {
 };
 
 Counts count_results(const ReaderRun& run);
+
+// A rule of docs/spec.md a reader breaks: the failing results (result_fails_run)
+// of the cases that test it, by case id.
+struct BrokenRule {
+  std::string rule;  // "ST-LAY-2"
+  std::vector<const CaseResult*> failures;
+};
+
+// Every rule a failing result of `run` names, in rule order (ST-HDR-2 before
+// ST-HDR-10); empty when nothing fails or the results carry no rules.
+std::vector<BrokenRule> broken_rules(const ReaderRun& run);
 
 // For a run stopped by a signal: "stopped after 12 of 440 cases (the
 // others did not run)"; "" for a complete run. Every report format shows it.

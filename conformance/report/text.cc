@@ -78,6 +78,22 @@ std::string text_summary(std::span<const ReaderRun> runs) {
       }
       out += '\n';
     }
+    // The report card: each rule of docs/spec.md the reader breaks, with the
+    // failing cases that test it.
+    const std::vector<BrokenRule> broken = broken_rules(run);
+    if (!broken.empty()) {
+      out += "  rules broken (docs/spec.md): " + std::to_string(broken.size()) + "\n";
+      for (const BrokenRule& rule : broken) {
+        std::string ids;
+        for (std::size_t i = 0; i < rule.failures.size() && i < 4; ++i) {
+          ids += (i == 0 ? "" : ", ") + shown(rule.failures[i]->case_id, 100);
+        }
+        if (rule.failures.size() > 4) ids += ", ...";
+        out += "    " + pad_right(shown(rule.rule, 20), 11) + " " +
+               std::to_string(rule.failures.size()) +
+               (rule.failures.size() == 1 ? " case: " : " cases: ") + ids + "\n";
+      }
+    }
     for (const CaseResult* result : worst_first(run, [](const CaseResult& r) {
            return r.expectation == Expectation::kUnexpectedPass;
          })) {

@@ -303,6 +303,7 @@ CaseResult grade_answer(const Case& c, AdapterMode mode, const ProcessResult& ru
   result.expected_verdict = c.verdict;
   result.description = c.description;
   result.tags = c.tags;
+  result.rules = c.rules;
   result.duration_ms = run.wall_ms;
 
   if (grade_process_failure(run, limits, result)) return result;

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "base/file_io.h"
+#include "conformance/model/release.h"
 
 namespace stguard::conformance {
 namespace {
@@ -126,6 +127,13 @@ base::Result<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
     if (base::Result<void> read = read_words(object, key, required, *out); !read) {
       return read.error().in(path.string());
     }
+  }
+  if (auto i = object.find("implements"); i != object.end()) {
+    if (!i->is_string() || !is_release(i->get_ref<const std::string&>())) {
+      return base::fail(path.string() +
+                        ": \"implements\" must be an upstream release, e.g. \"0.5\"");
+    }
+    spec.implements = i->get<std::string>();
   }
   std::string mode = "json";
   if (auto m = object.find("mode"); m != object.end()) {

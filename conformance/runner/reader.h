@@ -46,6 +46,10 @@ struct ReaderSpec {
   bool runs_self = false;  // the command runs "${STGUARD}", the running executable
   // A writer (`stguard conform --writer`): run on the writer cases, CMD SPEC OUT.
   bool writer = false;
+  // The upstream release the reader implements ("0.5"; reader.json
+  // "implements", or --implements): a case whose `since` is newer is graded
+  // NOT_APPLICABLE. nullopt: the newest, every case applies.
+  std::optional<std::string> implements;
 
   // True when the reader can answer from long-running processes: a JSON-mode
   // reader with a persistent command. conform and hunt use them unless told

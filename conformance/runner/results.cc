@@ -27,6 +27,8 @@ std::string_view grade_name(Grade grade) noexcept {
       return "IMPL_ACCEPT";
     case Grade::kImplReject:
       return "IMPL_REJECT";
+    case Grade::kNotApplicable:
+      return "NOT_APPLICABLE";
     case Grade::kPass:
       return "PASS";
   }

@@ -32,7 +32,10 @@ enum class Grade {
   kProtocolError,      // exit 0 but stdout is not one valid protocol object
   kImplAccept,         // accepted an "either" case (with the expected tensors)
   kImplReject,         // rejected an "either" case
-  kPass,               // the expected verdict (and, when accepted, the expected tensors)
+  // The case pins behaviour of an upstream release newer than the one the
+  // reader implements (`implements`, --implements): run, but not graded.
+  kNotApplicable,
+  kPass,  // the expected verdict (and, when accepted, the expected tensors)
 };
 
 inline constexpr Grade kAllGrades[] = {Grade::kCrash,
@@ -46,17 +49,21 @@ inline constexpr Grade kAllGrades[] = {Grade::kCrash,
                                        Grade::kProtocolError,
                                        Grade::kImplAccept,
                                        Grade::kImplReject,
+                                       Grade::kNotApplicable,
                                        Grade::kPass};
 
 // "CRASH", "TIMEOUT", "FAIL_SHOULD_REJECT", "FAIL_WRONG_CONTENT",
 // "FAIL_SHOULD_ACCEPT", "FAIL_INVALID_OUTPUT", "FAIL_SHOULD_REFUSE",
-// "FAIL_SHOULD_WRITE", "PROTOCOL_ERROR", "IMPL_ACCEPT", "IMPL_REJECT", "PASS".
+// "FAIL_SHOULD_WRITE", "PROTOCOL_ERROR", "IMPL_ACCEPT", "IMPL_REJECT",
+// "NOT_APPLICABLE", "PASS".
 std::string_view grade_name(Grade grade) noexcept;
 std::optional<Grade> grade_from_name(std::string_view name) noexcept;
 
-// PASS, IMPL_ACCEPT and IMPL_REJECT are passing grades; all others fail.
+// PASS, IMPL_ACCEPT and IMPL_REJECT are passing grades, NOT_APPLICABLE
+// neither passes nor fails (never fails a run); all others fail.
 constexpr bool grade_passes(Grade grade) noexcept {
-  return grade == Grade::kPass || grade == Grade::kImplAccept || grade == Grade::kImplReject;
+  return grade == Grade::kPass || grade == Grade::kImplAccept || grade == Grade::kImplReject ||
+         grade == Grade::kNotApplicable;
 }
 
 // How a result relates to the run's expectation file (expectations.h).
@@ -74,6 +81,7 @@ struct CaseResult {
   Verdict expected_verdict = Verdict::kReject;
   std::string description;
   std::vector<std::string> tags;
+  std::vector<std::string> rules;  // docs/spec.md's rules the case tests (none for writers)
 
   Grade grade = Grade::kPass;
   // The reader's: kAccept or kReject; nullopt when it gave none (crash,

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "base/parallel.h"
+#include "conformance/model/release.h"
 #include "conformance/runner/cleanup.h"
 #include "conformance/runner/grader.h"
 
@@ -59,6 +60,10 @@ bool setup_reader(const ReaderSpec& spec, std::chrono::seconds timeout, std::str
   return run.status == ProcessResult::Status::kExited && run.exit_code == 0;
 }
 
+bool case_applies(const Case& c, const std::optional<std::string>& implements) noexcept {
+  return !c.since || !implements || compare_releases(*c.since, *implements) <= 0;
+}
+
 ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus_dir,
                      std::span<const Case> cases, const RunOptions& options) {
   ReaderRun run;
@@ -69,7 +74,13 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
   run.command = command_text(run.persistent ? spec.persistent_command : spec.command);
   const std::filesystem::path corpus = std::filesystem::absolute(corpus_dir);
   run_cases(run, cases.size(), options, [&](std::size_t index) {
-    return grader->grade(cases[index], corpus / cases[index].file);
+    std::optional<CaseResult> result = grader->grade(cases[index], corpus / cases[index].file);
+    // The reader's answer stays on record; a case newer than the release it
+    // implements just does not count either way.
+    if (result && !case_applies(cases[index], spec.implements)) {
+      result->grade = Grade::kNotApplicable;
+    }
+    return result;
   });
   run.adapter_starts = grader->adapter_starts();
   return run;

@@ -75,6 +75,10 @@ ReaderRun run_reader(const ReaderSpec& spec, const std::filesystem::path& corpus
 void run_cases(ReaderRun& run, std::size_t count, const RunOptions& options,
                const std::function<std::optional<CaseResult>(std::size_t)>& grade_one);
 
+// Whether `c` applies to a reader implementing upstream release `implements`
+// (nullopt: the newest): a case pinning behaviour of a newer release does not.
+bool case_applies(const Case& c, const std::optional<std::string>& implements) noexcept;
+
 // A reader name usable in reports and expectation files: 1-64 characters of
 // [A-Za-z0-9._+-] (no blanks, no path separators).
 bool valid_reader_name(std::string_view name) noexcept;

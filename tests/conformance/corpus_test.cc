@@ -236,7 +236,7 @@ TEST(CorpusBuild, ManifestReadsBackAndKeepsItsRules) {
   EXPECT_GE(manifest->cases.size(), kMinimumCases);
   // What was read writes back to the same bytes: the schema's key order and
   // layout, and nothing the reader dropped.
-  EXPECT_TRUE(conf::write_manifest(manifest->cases) == contents(manifest_path()));
+  EXPECT_TRUE(conf::write_manifest(*manifest) == contents(manifest_path()));
 
   std::string previous_id;
   for (const conf::Case& c : manifest->cases) {

@@ -44,7 +44,7 @@ TEST(ConformanceManifest, CommittedManifestsRoundTrip) {
     const conf::ManifestResult<conf::Manifest> manifest = conf::parse_manifest(*text);
     ASSERT_TRUE(manifest.has_value()) << manifest.error().message();
     EXPECT_FALSE(manifest->cases.empty());
-    EXPECT_TRUE(conf::write_manifest(manifest->cases) == *text);
+    EXPECT_TRUE(conf::write_manifest(*manifest) == *text);
   }
 }
 
@@ -55,12 +55,13 @@ conf::Case sample_case(std::string id, Verdict strict, Verdict reference) {
   c.sha256 = std::string(64, 'a');
   c.size = 24;
   c.description = "a \"quoted\" description \xC3\xA9 \\ with a tab\t";
-  c.rules = {"layout", "names"};
+  c.rules = {"ST-LAY-2", "ST-NAME-1"};
   c.strict = strict;
   c.reference = reference;
   c.verdict = conf::case_verdict(strict, reference);
   if (c.verdict != Verdict::kAccept) c.reason = "OFFSET_GAP";
   c.tags = {"ref:x"};
+  if (c.verdict == Verdict::kEither) c.since = "0.6.0";
   if (c.verdict != Verdict::kReject) {
     conf::ExpectedContent content;
     content.metadata.emplace();
@@ -78,10 +79,18 @@ TEST(ConformanceManifest, WrittenCasesReadBackEqual) {
       sample_case("g/accepted", Verdict::kAccept, Verdict::kAccept),
       sample_case("g/rejected", Verdict::kReject, Verdict::kReject),
       sample_case("g/either", Verdict::kReject, Verdict::kAccept)};
-  const std::string text = conf::write_manifest(cases);
+  conf::Manifest manifest;
+  manifest.corpus_version = "7";
+  manifest.rules = {{"ST-LAY-2", conf::RuleEnforcement::kBoth, {"OFFSET_GAP"}, "no gap"},
+                    {"ST-NAME-1", conf::RuleEnforcement::kAccepted, {}, "any name"}};
+  manifest.cases = cases;
+  const std::string text = conf::write_manifest(manifest);
   const conf::ManifestResult<conf::Manifest> back = conf::parse_manifest(text);
   ASSERT_TRUE(back.has_value()) << back.error().message();
   EXPECT_EQ(back->version, "1");
+  EXPECT_EQ(back->corpus_version, "7");
+  EXPECT_TRUE(back->rules == manifest.rules);
+  EXPECT_EQ(back->cases[2].since, std::optional<std::string>("0.6.0"));
   ASSERT_EQ(back->cases.size(), cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
     EXPECT_TRUE(back->cases[i] == cases[i]) << cases[i].id;
@@ -89,13 +98,13 @@ TEST(ConformanceManifest, WrittenCasesReadBackEqual) {
   EXPECT_EQ(back->cases[2].group(), "g");
   // Metadata keeps the order it was written in, not sorted.
   EXPECT_EQ(back->cases[0].expected->metadata->front().first, "zkey");
-  EXPECT_EQ(conf::write_manifest(back->cases), text);
+  EXPECT_EQ(conf::write_manifest(*back), text);
 }
 
 // A valid manifest of one accepted case, as JSON to break one field at a time.
 Json good_manifest() {
   const conf::Case c = sample_case("g/ok", Verdict::kAccept, Verdict::kAccept);
-  return Json::parse(conf::write_manifest(std::vector<conf::Case>{c}));
+  return Json::parse(conf::write_manifest(conf::Manifest{.cases = {c}}));
 }
 
 struct Refusal {
@@ -229,10 +238,10 @@ TEST(ConformanceManifest, RefusesAHostileCaseNamingTheField) {
 
 TEST(ConformanceManifest, RejectedCasesCarryAReasonAndNoContent) {
   const conf::Case rejected = sample_case("g/no", Verdict::kReject, Verdict::kReject);
-  Json m = Json::parse(conf::write_manifest(std::vector<conf::Case>{rejected}));
+  Json m = Json::parse(conf::write_manifest(conf::Manifest{.cases = {rejected}}));
   m["cases"][0]["reason"] = nullptr;
   EXPECT_EQ(refused(m).field, "reason");
-  m = Json::parse(conf::write_manifest(std::vector<conf::Case>{rejected}));
+  m = Json::parse(conf::write_manifest(conf::Manifest{.cases = {rejected}}));
   m["cases"][0]["expected"] = good_manifest()["cases"][0]["expected"];
   EXPECT_EQ(refused(m).field, "expected");
 }
@@ -286,6 +295,30 @@ TEST(ConformanceManifest, ErrorsSayWhereFromAFile) {
   EXPECT_NE(message.find(path), std::string::npos) << message;
   EXPECT_NE(message.find("case 0 (g/ok)"), std::string::npos) << message;
   EXPECT_NE(message.find("\"file\""), std::string::npos) << message;
+}
+
+TEST(ConformanceManifest, RulesAndSinceAreCheckedWhenPresent) {
+  conf::Manifest manifest;
+  manifest.rules = {{"ST-LAY-2", conf::RuleEnforcement::kBoth, {"OFFSET_GAP"}, "no gap"}};
+  manifest.cases = {sample_case("g/either", Verdict::kReject, Verdict::kAccept)};
+  const Json good = Json::parse(conf::write_manifest(manifest));
+  Json m = good;
+  m["rules"][0]["id"] = "LAY-2";
+  EXPECT_EQ(refused(m).field, "rules");
+  m = good;
+  m["rules"][0]["enforcement"] = "sometimes";
+  EXPECT_EQ(refused(m).field, "rules");
+  m = good;
+  m["cases"][0]["since"] = "0.6.x";
+  EXPECT_EQ(refused(m).field, "since");
+  m = good;
+  m["corpus_version"] = 2;
+  EXPECT_EQ(refused(m).field, "corpus_version");
+  // Manifests written before these fields still read.
+  m = good;
+  m.erase("rules");
+  m["cases"][0].erase("since");
+  EXPECT_TRUE(conf::parse_manifest(m.dump()).has_value());
 }
 
 }  // namespace

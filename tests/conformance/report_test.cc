@@ -305,7 +305,7 @@ TEST(ConformReportHtml, SelfContained) {
   ASSERT_TRUE(data.is_object());
   EXPECT_EQ(data["readers"].size(), 3u);
   EXPECT_EQ(data["cases"].size(), 5u);
-  EXPECT_EQ(data["grades"].size(), 12u);  // the writers' three included
+  EXPECT_EQ(data["grades"].size(), 13u);  // the writers' three included
   // The summary (rendered without script) counts per reader.
   EXPECT_NE(html.find("<td><b>loose</b></td><td>1.2.3</td><td>json</td>"), std::string::npos);
   EXPECT_NE(html.find("skipped: node not found in PATH"), std::string::npos);
@@ -479,9 +479,9 @@ TEST(ConformReportMarkdown, DeterministicWithoutDurations) {
             std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("Corpus version 1, 5 reader cases."), std::string::npos);
-  EXPECT_NE(
-      markdown.find("| loose | 1.2.3 | json | 1 | 1 | 0 | 0 | 1 | 1 | 0 | 0 | 1 | 5 | 2 | 1 | 1 |"),
-      std::string::npos)
+  EXPECT_NE(markdown.find(
+                "| loose | 1.2.3 | json | 1 | 1 | 0 | 0 | 0 | 1 | 1 | 0 | 0 | 1 | 5 | 2 | 1 | 1 |"),
+            std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("| absent |  | json | skipped: node not found in PATH |"),
             std::string::npos)
@@ -517,7 +517,7 @@ TEST(ConformReportWriters, WritersHaveTheirOwnTableColumnsAndCounts) {
   EXPECT_NE(markdown.find("Corpus version 1, 5 reader cases, 2 writer cases."), std::string::npos)
       << markdown;
   // Each kind its own table, with the grades it can have.
-  EXPECT_NE(markdown.find("## Readers\n\n| reader | version | mode | PASS | ACC | REJ | "
+  EXPECT_NE(markdown.find("## Readers\n\n| reader | version | mode | PASS | ACC | REJ | N/A | "
                           "SHOULD-ACC | SHOULD-REJ | WRONG | PROTO | TIME | CRASH |"),
             std::string::npos)
       << markdown;
