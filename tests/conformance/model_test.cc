@@ -104,7 +104,9 @@ TEST(ConformanceManifest, WrittenCasesReadBackEqual) {
 // A valid manifest of one accepted case, as JSON to break one field at a time.
 Json good_manifest() {
   const conf::Case c = sample_case("g/ok", Verdict::kAccept, Verdict::kAccept);
-  return Json::parse(conf::write_manifest(conf::Manifest{.cases = {c}}));
+  conf::Manifest manifest;
+  manifest.cases = {c};
+  return Json::parse(conf::write_manifest(manifest));
 }
 
 struct Refusal {
@@ -238,10 +240,12 @@ TEST(ConformanceManifest, RefusesAHostileCaseNamingTheField) {
 
 TEST(ConformanceManifest, RejectedCasesCarryAReasonAndNoContent) {
   const conf::Case rejected = sample_case("g/no", Verdict::kReject, Verdict::kReject);
-  Json m = Json::parse(conf::write_manifest(conf::Manifest{.cases = {rejected}}));
+  conf::Manifest manifest;
+  manifest.cases = {rejected};
+  Json m = Json::parse(conf::write_manifest(manifest));
   m["cases"][0]["reason"] = nullptr;
   EXPECT_EQ(refused(m).field, "reason");
-  m = Json::parse(conf::write_manifest(conf::Manifest{.cases = {rejected}}));
+  m = Json::parse(conf::write_manifest(manifest));
   m["cases"][0]["expected"] = good_manifest()["cases"][0]["expected"];
   EXPECT_EQ(refused(m).field, "expected");
 }
