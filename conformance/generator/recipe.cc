@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/file_io.h"
+#include "conformance/generator/grammar_walk.h"
 #include "conformance/generator/recipe_error.h"
 #include "conformance/model/release.h"
 #include "stguard/error.h"
@@ -616,6 +617,18 @@ RecipeSet load_recipes_throwing(const std::filesystem::path& dir, const std::str
       if (!ids.insert(r.id).second) fail(r.source, "case id `" + r.id + "` used twice");
     }
     set.groups.push_back(std::move(g));
+  }
+  // The generated group, parsed and checked like a recipe file.
+  {
+    Group g = parse_group(grammar_walk_recipes(), std::string(kGrammarGroup),
+                          std::string(kGrammarSource), set.vocabulary);
+    for (const Recipe& r : g.cases) {
+      if (!ids.insert(r.id).second) fail(r.source, "case id `" + r.id + "` used twice");
+    }
+    const auto at =
+        std::lower_bound(set.groups.begin(), set.groups.end(), g.name,
+                         [](const Group& a, const std::string& name) { return a.name < name; });
+    set.groups.insert(at, std::move(g));
   }
 
   // Every docs/reference-profile.md row and reader-bug class declared must have a case.

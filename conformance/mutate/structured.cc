@@ -18,6 +18,7 @@
 
 #include "conformance/mutate/choice_reader.h"
 #include "conformance/mutate/format_math.h"
+#include "conformance/mutate/grammar_forms.h"
 
 namespace stguard::mutate {
 namespace {
@@ -103,6 +104,19 @@ bool negate_first_zero(std::string& list) {
   return false;
 }
 
+// A form of grammar_forms.h's matrix that is not a JSON object / string.
+const JsonForm& non_object_form(ChoiceReader& choices) {
+  constexpr std::size_t kObjects = 2;  // the last two forms: {} and {"a":"b"}
+  static_assert(kJsonForms[std::size(kJsonForms) - 1].is_object &&
+                kJsonForms[std::size(kJsonForms) - kObjects].is_object &&
+                !kJsonForms[std::size(kJsonForms) - kObjects - 1].is_object);
+  return kJsonForms[choices.integer_in_range<std::size_t>(0, std::size(kJsonForms) - kObjects - 1)];
+}
+const JsonForm& non_string_form(ChoiceReader& choices) {
+  static_assert(kJsonForms[0].is_string && !kJsonForms[1].is_string);  // only the first
+  return kJsonForms[choices.integer_in_range<std::size_t>(1, std::size(kJsonForms) - 1)];
+}
+
 }  // namespace
 
 StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
@@ -122,9 +136,15 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
       if (tensors[j].name == t.name) plan.strict_fault = plan.unknown = true;
     }
     if (choices.integer_in_range<int>(0, 31) == 0) {
-      static constexpr std::string_view kBad[] = {"\"f32\"", "\"F31\"", "\"\"",     "\"BOOL \"",
-                                                  "32",      "null",    "[\"F32\"]"};
-      t.dtype_json = std::string(kBad[choices.integer_in_range<std::size_t>(0, 6)]);
+      // A near-miss name, or any JSON form of the grammar walk's matrix
+      // (grammar_forms.h): every one is DTYPE_INVALID in both profiles.
+      static constexpr std::string_view kNearMisses[] = {"\"f32\"", "\"F31\"", "\"\"", "\"BOOL \"",
+                                                         "[\"F32\"]"};
+      constexpr std::size_t kChoices = std::size(kNearMisses) + std::size(kJsonForms);
+      const std::size_t pick = choices.integer_in_range<std::size_t>(0, kChoices - 1);
+      t.dtype_json = std::string(pick < std::size(kNearMisses)
+                                     ? kNearMisses[pick]
+                                     : kJsonForms[pick - std::size(kNearMisses)].text);
       plan.both();
     } else {
       t.dtype = dtypes[choices.integer_in_range<std::size_t>(0, dtypes.size() - 1)];
@@ -247,19 +267,15 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
     json += "\"__metadata__\":";
     json += ws();
     if (choices.integer_in_range<int>(0, 31) == 0) {
-      switch (choices.integer_in_range<int>(0, 2)) {
-        case 0:
-          json += "null";  // strict refuses it; reference reads it as absent
-          plan.strict_fault = true;
-          break;
-        case 1:
-          json += "[]";
-          plan.both();
-          break;
-        default:
-          json += R"(["format","pt"])";  // the pairs flattened, as some writers do
-          plan.both();
-          break;
+      // A form of the grammar walk's matrix that is not an object: null is
+      // refused by strict and read as absent by reference; the others (the
+      // flattened pairs ["format","pt"] among them) by both.
+      const JsonForm& form = non_object_form(choices);
+      json += form.text;
+      if (form.name == "null") {
+        plan.strict_fault = true;
+      } else {
+        plan.both();
       }
       return;
     }
@@ -278,7 +294,7 @@ StructuredFile generate_structured(std::span<const std::uint8_t> choice_bytes) {
       keys.push_back(key);
       json += ':';
       if (choices.integer_in_range<int>(0, 31) == 0) {
-        json += "1";
+        json += non_string_form(choices).text;  // a metadata value that is not a string
         plan.both();
       } else {
         std::string value = choices.string_up_to(8);

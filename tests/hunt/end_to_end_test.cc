@@ -37,7 +37,7 @@ std::string read_text(const fs::path& path) {
 
 CliRun hunt(const fs::path& out, const std::string& runs, const std::string& minimise_runs) {
   return run_cli({"hunt", "--adapter", kPlantedBug, "--plain", "--name", "no-overlap-check",
-                  "--runs", runs, "--seed", "5", "-j", "2", "--minimise-runs", minimise_runs,
+                  "--runs", runs, "--seed", "1", "-j", "2", "--minimise-runs", minimise_runs,
                   "--corpus", STGUARD_CORPUS_DIR, "--out", out.string(), "-q"});
 }
 

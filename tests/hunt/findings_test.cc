@@ -102,13 +102,16 @@ TEST(HuntFindings, StanzasRebuildTheSameFilesWithStguardsVerdicts) {
   const stguard::base::Result<conf::RecipeSet> loaded = conf::load_recipes(dir.path());
   ASSERT_TRUE(loaded) << loaded.error().message << "\n" << group;
   const conf::RecipeSet& set = *loaded;
-  ASSERT_EQ(set.groups.size(), 1u);
-  ASSERT_EQ(set.groups[0].cases.size(), buckets.size());
+  // The hunt group beside the generated grammar walk.
+  ASSERT_EQ(set.groups.size(), 2u);
+  const conf::Group& hunt = set.groups[0].name == "hunt" ? set.groups[0] : set.groups[1];
+  ASSERT_EQ(hunt.name, "hunt");
+  ASSERT_EQ(hunt.cases.size(), buckets.size());
   for (const Bucket& b : buckets) {
     const std::string name = "hunt-" + b.signature.bucket();
-    const auto it = std::find_if(set.groups[0].cases.begin(), set.groups[0].cases.end(),
+    const auto it = std::find_if(hunt.cases.begin(), hunt.cases.end(),
                                  [&](const conf::Recipe& r) { return r.name == name; });
-    ASSERT_NE(it, set.groups[0].cases.end()) << name;
+    ASSERT_NE(it, hunt.cases.end()) << name;
     SCOPED_TRACE(b.signature.reader_error);
     const stguard::base::Result<conf::BuiltCase> made = conf::build_case(*it);
     ASSERT_TRUE(made) << made.error().message << "\n" << stguard::hunt::render_stanza(b, "fake");
@@ -223,8 +226,9 @@ TEST(HuntFindings, PromoteAppendsChosenStanzasOnce) {
 
   const stguard::base::Result<conf::RecipeSet> set = conf::load_recipes(recipes.path());
   ASSERT_TRUE(set) << set.error().message;
-  ASSERT_EQ(set->groups.size(), 1u);
-  EXPECT_EQ(set->groups[0].cases.size(), buckets.size());
+  ASSERT_EQ(set->groups.size(), 2u);  // hunt, and the generated grammar walk
+  EXPECT_EQ(set->groups[0].name, "grammar");
+  EXPECT_EQ(set->groups[1].cases.size(), buckets.size());
 
   const std::vector<std::string> unknown = {"000000000000"};
   EXPECT_NE(failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", unknown))

@@ -45,7 +45,7 @@ fs::path write_reader_dir(const fs::path& parent) {
 CliRun hunt(const fs::path& reader, const fs::path& out, bool persistent) {
   std::vector<std::string> args = {"hunt",      "--reader",  reader.string(),
                                    "--runs",    "16",        "--seed",
-                                   "7",         "-j",        "2",
+                                   "1",         "-j",        "2",
                                    "--timeout", "1",         "--minimise-runs",
                                    "0",         "--corpus",  STGUARD_CORPUS_DIR,
                                    "--out",     out.string()};

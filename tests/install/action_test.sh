@@ -65,7 +65,8 @@ grep -q '^::error title=stguard conform%3A layout/gap-between::lax reader: FAIL_
   fail "the annotation of layout/gap-between: $(grep 'gap-between' "$work/bad.log")"
 summary="$gh/summary.md"
 grep -q '^## stguard conformance: lax reader$' "$summary" || fail "summary title: $(head -1 "$summary")"
-grep -q "^Corpus version 1, stguard .*\*\*$total cases, $passed passed, $failing failing\*\*" "$summary" ||
+corpus_version="$(sed -n 's/^ *"corpus_version": "\(.*\)",$/\1/p' "$source_dir/corpus/manifest.json")"
+grep -q "^Corpus version $corpus_version, stguard .*\*\*$total cases, $passed passed, $failing failing\*\*" "$summary" ||
   fail "summary counts: $(sed -n 3p "$summary")"
 grep -q "^| FAIL_SHOULD_REJECT | $failing |$" "$summary" || fail "no count per grade"
 grep -q "^| PASS | $passed |$" "$summary" || fail "no PASS count"
