@@ -13,7 +13,7 @@ set -euo pipefail
 
 profile="${1:-build}"
 packages=(cmake make pkg-config clang-14 g++-12 libclang-rt-14-dev llvm-14
-          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev
+          nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev libarchive-dev
           clang-format-14 clang-tidy-14 jq
           pybind11-dev python3-dev python3-venv python3-pytest)
 case "$profile" in

@@ -23,6 +23,7 @@
 
 #include "base/file_io.h"
 #include "base/json.h"
+#include "base/output.h"
 #include "base/owned_dir.h"
 #include "base/sha256.h"
 #include "base/text.h"
@@ -32,6 +33,7 @@
 #include "conformance/model/manifest.h"
 #include "conformance/writers/cases.h"
 #include "data_dir.h"
+#include "tarball.h"
 
 namespace stguard::cli {
 namespace {
@@ -72,13 +74,16 @@ rule of docs/spec.md with the number of cases that test it, and exits 1 when
 a rule lacks a case a reader breaking only that rule would fail.
 )";
 
-constexpr std::string_view kExportUsage = "stguard corpus export --flat DIR [--corpus DIR]";
+constexpr std::string_view kExportUsage =
+    "stguard corpus export --flat DIR | --tarball DIR [--corpus DIR]";
 constexpr std::string_view kExportIntro =
-    R"(Copies every case of the corpus into DIR as y_<group>_<name>.safetensors
-(must be accepted), n_... (must be rejected) or i_... (implementation
-defined: the strict and reference profiles differ), for test suites that
-expect that naming. Each file is checked against the manifest's sha256
-first.
+    R"(With --flat, copies every case of the corpus into DIR as
+y_<group>_<name>.safetensors (must be accepted), n_... (must be rejected) or
+i_... (implementation defined: the strict and reference profiles differ), for
+test suites that expect that naming. With --tarball, writes the corpus
+release, DIR/stguard-corpus-VERSION.tar.gz (VERSION: the manifest's
+corpus_version), reproducibly. Each file is checked against the manifest's
+sha256 first.
 )";
 
 struct CorpusArgs {
@@ -88,6 +93,7 @@ struct CorpusArgs {
   std::optional<std::string> huge;
   std::optional<std::string> corpus;
   std::optional<std::string> flat;
+  std::optional<std::string> tarball;
   bool check = false;
   bool bump_version = false;
   bool json = false;
@@ -281,8 +287,72 @@ int run_list(const Command& command, const CorpusArgs& args) {
   return kExitOk;
 }
 
+// The corpus release: DIR/stguard-corpus-VERSION.tar.gz holding, under
+// stguard-corpus-VERSION/, every case file, both manifests, the README, the
+// writer cases, docs/spec.md, the licence and SHA256SUMS of them all.
+int export_tarball(const Command& command, const CorpusArgs& args, const fs::path& corpus,
+                   const conf::Manifest& manifest) {
+  if (manifest.corpus_version.empty()) {
+    return usage_error(command, (corpus / "manifest.json").string() +
+                                    " names no corpus_version (built before corpus versions, "
+                                    "or from a scratch recipe folder)");
+  }
+  const base::Result<DataDir> data = find_data_dir(args.data_dir);
+  if (!data) return usage_error(command, data.error().message);
+  const std::string top = "stguard-corpus-" + manifest.corpus_version;
+  std::vector<std::pair<std::string, fs::path>> sources;  // archive path, file
+  for (const conf::Case& c : manifest.cases) sources.emplace_back(c.file, corpus / c.file);
+  for (const char* name : {"manifest.json", "on-demand.json", "README.md"}) {
+    sources.emplace_back(name, corpus / name);
+  }
+  std::error_code ec;
+  std::vector<std::string> writer_files;
+  for (const auto& entry : fs::directory_iterator(corpus / conf::kWriterGroup, ec)) {
+    if (entry.path().extension() == ".json") {
+      writer_files.push_back(std::string(conf::kWriterGroup) + "/" +
+                             entry.path().filename().string());
+    }
+  }
+  if (ec) return not_done(command, base::Failure{"cannot list the writer cases: " + ec.message()});
+  std::sort(writer_files.begin(), writer_files.end());
+  for (const std::string& name : writer_files) sources.emplace_back(name, corpus / name);
+  sources.emplace_back("spec.md", data->root / "docs" / "spec.md");
+  sources.emplace_back("LICENSE", data->root / "LICENSE");
+
+  std::vector<TarFile> files;
+  std::string sums;
+  for (const auto& [name, path] : sources) {
+    base::Result<std::string> bytes = base::read_file(path);
+    if (!bytes) return not_done(command, bytes.error());
+    sums += base::sha256_hex(*bytes) + "  " + name + "\n";
+    files.push_back({top + "/" + name, std::move(*bytes)});
+  }
+  for (const conf::Case& c : manifest.cases) {
+    const auto it = std::find_if(files.begin(), files.end(),
+                                 [&](const TarFile& f) { return f.path == top + "/" + c.file; });
+    if (base::sha256_hex(it->bytes) != c.sha256) {
+      std::cerr << "stguard corpus export: " << base::terminal_safe(c.id)
+                << ": file does not match the manifest's sha256 (run `stguard corpus build`)\n";
+      return kExitFailed;
+    }
+  }
+  files.push_back({top + "/SHA256SUMS", sums});
+  const base::Result<std::string> archive = tar_gz(files);
+  if (!archive) return not_done(command, archive.error());
+  const fs::path out = fs::path(*args.tarball) / (top + ".tar.gz");
+  if (const base::Result<void> wrote = base::write_file(out, *archive); !wrote) {
+    return not_done(command, wrote.error());
+  }
+  std::cout << "exported corpus " << manifest.corpus_version << " (" << manifest.cases.size()
+            << " cases, " << files.size() << " files, " << archive->size() << " bytes) -> "
+            << base::terminal_safe(out.string()) << "\n";
+  return kExitOk;
+}
+
 int run_export(const Command& command, const CorpusArgs& args) {
-  if (!args.flat) return usage_error(command, "--flat DIR is required");
+  if (args.flat.has_value() == args.tarball.has_value()) {
+    return usage_error(command, "give one of --flat DIR and --tarball DIR");
+  }
   fs::path corpus;
   if (args.corpus) {
     corpus = *args.corpus;
@@ -291,10 +361,11 @@ int run_export(const Command& command, const CorpusArgs& args) {
   } else {
     return usage_error(command, data.error().message);
   }
-  const fs::path out = *args.flat;
   const conf::ManifestResult<conf::Manifest> manifest =
       conf::read_manifest(corpus / "manifest.json");
   if (!manifest) return not_done(command, manifest.error().failure());
+  if (args.tarball) return export_tarball(command, args, corpus, *manifest);
+  const fs::path out = *args.flat;
   base::Result<base::OwnedDir> dir = base::OwnedDir::claim(out, "corpus export");
   if (!dir) return not_done(command, dir.error());
   std::set<std::string> exported;
@@ -383,13 +454,20 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
   list.run = [&list, args] { return run_list(list, *args); };
 
   Command& exported = commands.add(*corpus.app, "export",
-                                   "copy the case files under y_/n_/i_ names into one directory",
+                                   "copy the case files under y_/n_/i_ names into one directory, "
+                                   "or write the corpus release as a tarball",
                                    kExportUsage, kExportIntro);
   exported.app
       ->add_option("--flat", args->flat,
                    "the output directory: new, empty, or made by an earlier "
                    "export (files of cases no longer in the corpus are removed "
                    "from it; nothing else is ever touched)")
+      ->option_text("DIR");
+  exported.app
+      ->add_option("--tarball", args->tarball,
+                   "instead, write DIR/stguard-corpus-VERSION.tar.gz (an existing folder): the "
+                   "case files, manifests, README, writer cases, docs/spec.md, the licence and "
+                   "SHA256SUMS, under stguard-corpus-VERSION/, the same bytes every time")
       ->option_text("DIR");
   exported.app
       ->add_option("--corpus", args->corpus, "the corpus to export [default: the data directory's]")

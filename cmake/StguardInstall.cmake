@@ -20,6 +20,10 @@ if(TARGET stguard_cli)
   set(data ${CMAKE_INSTALL_DATADIR}/stguard)
   install(DIRECTORY corpus DESTINATION ${data})
   install(DIRECTORY conformance/cases DESTINATION ${data}/conformance)
+  # What a corpus release (`corpus export --tarball`) carries besides the
+  # corpus, where the source tree has them.
+  install(FILES LICENSE DESTINATION ${data})
+  install(FILES docs/spec.md DESTINATION ${data}/docs)
   install(FILES conformance/vocabulary.txt conformance/corpus-version.txt
     conformance/corpus_readme.md.in conformance/README.md
     DESTINATION ${data}/conformance)
