@@ -114,6 +114,8 @@ Json html_data(std::span<const ReaderRun> runs, const std::vector<MatrixGroup>& 
       const CaseResult& info = *matrix_case.info;
       Json tags = Json::array();
       for (const std::string& tag : info.tags) tags.push_back(shown(tag, 120));
+      Json rules = Json::array();
+      for (const std::string& rule : info.rules) rules.push_back(shown(rule, 40));
       Json cells = Json::array();
       for (std::size_t r = 0; r < matrix_case.cells.size(); ++r) {
         const CaseResult* cell = matrix_case.cells[r];
@@ -133,6 +135,7 @@ Json html_data(std::span<const ReaderRun> runs, const std::vector<MatrixGroup>& 
                        {"expected", expected_name(info.expected_verdict, matrix_case.writer_case)},
                        {"description", shown(info.description, 2000)},
                        {"tags", std::move(tags)},
+                       {"rules", std::move(rules)},
                        {"cells", std::move(cells)}});
     }
   }

@@ -90,10 +90,17 @@
   });
   rowSet.appendChild(modeSelect);
   rowSet.appendChild(document.createTextNode(' '));
+  // Rows grouped by the case's group, or by the rules of docs/spec.md it
+  // tests (a case then shows under each of its rules).
+  var groupBy = el('select');
+  [['group', 'by case group'], ['rule', 'by rule']].forEach(function (o) {
+    var opt = el('option', '', o[1]);
+    opt.value = o[0];
+    groupBy.appendChild(opt);
+  });
+  rowSet.appendChild(groupBy);
+  rowSet.appendChild(document.createTextNode(' '));
   var groupSelect = el('select');
-  var anyGroup = el('option', '', 'all groups');
-  anyGroup.value = '';
-  groupSelect.appendChild(anyGroup);
   rowSet.appendChild(groupSelect);
   rowSet.appendChild(document.createTextNode(' '));
   var search = el('input');
@@ -113,7 +120,8 @@
 
   // ---- matrix
   var table = document.getElementById('matrix');
-  var columns = readers.map(function () { return []; });
+  var headCells = [];
+  var columns = [];
   var headRow = table.createTHead().insertRow();
   headRow.appendChild(el('th', '', 'case'));
   headRow.appendChild(el('th', '', 'expected'));
@@ -124,79 +132,95 @@
     th.title = r.name + (r.version ? ' ' + r.version : '') + ' (' + r.mode + ')' +
         (r.skipped ? '\nskipped: ' + r.skip_reason : '');
     headRow.appendChild(th);
-    columns[i].push(th);
+    headCells[i] = th;
   });
   headRow.appendChild(el('th', '', 'description'));
 
   var groups = [];
-  var byName = {};
-  cases.forEach(function (c, index) {
-    var g = byName[c.group];
-    if (!g) {
-      g = { name: c.group, rows: [], collapsed: false };
-      byName[c.group] = g;
-      groups.push(g);
-      var opt = el('option', '', c.group);
-      opt.value = c.group;
-      groupSelect.appendChild(opt);
-      g.tbody = table.createTBody();
-      var head = g.tbody.insertRow();
-      head.className = 'group';
-      var name = head.insertCell();
-      name.colSpan = 2;
-      g.arrow = el('span', 'arrow', '\u25be');
-      name.appendChild(g.arrow);
-      name.appendChild(document.createTextNode(c.group));
-      g.count = el('span', 'gcount');
-      name.appendChild(g.count);
-      g.sums = readers.map(function (r, i) {
-        var td = head.insertCell();
-        td.className = 'gsum';
-        columns[i].push(td);
-        return td;
-      });
-      head.insertCell();
-      head.addEventListener('click', function () {
-        g.collapsed = !g.collapsed;
-        apply();
-      });
-    }
-    var tr = g.tbody.insertRow();
-    tr.className = 'case';
-    tr.dataset.index = index;
-    var id = tr.insertCell();
-    id.className = 'cid';
-    id.textContent = c.id;
-    id.title = c.description;
-    var exp = tr.insertCell();
-    exp.className = 'exp ' + c.expected;
-    exp.textContent = c.expected;
-    c.cells.forEach(function (cell, i) {
-      var td = tr.insertCell();
-      td.dataset.reader = i;
-      if (cell === null) {
-        td.className = 'cell none';
-        td.textContent = readers[i].skipped ? 'skipped' : '\u2014';
-      } else {
-        td.className = 'cell g' + cell[0] + (cell[1] === 1 ? ' xfail' : '');
-        td.textContent = grades[cell[0]].code;
-        if (cell[1] === 1) td.appendChild(el('sup', '', 'XF'));
-        if (cell[1] === 2) td.appendChild(el('sup', '', 'XP'));
-        td.title = tooltip(c, i);
-      }
-      columns[i].push(td);
+  function build() {
+    while (table.tBodies.length) table.removeChild(table.tBodies[0]);
+    columns = readers.map(function (r, i) { return [headCells[i]]; });
+    groups = [];
+    var byName = {};
+    var byRule = groupBy.value === 'rule';
+    groupSelect.replaceChildren();
+    var anyGroup = el('option', '', byRule ? 'all rules' : 'all groups');
+    anyGroup.value = '';
+    groupSelect.appendChild(anyGroup);
+    cases.forEach(function (c, index) {
+      var keys = !byRule ? [c.group] : c.rules && c.rules.length ? c.rules : ['(no rule)'];
+      keys.forEach(function (key) { addRow(c, index, key); });
     });
-    var desc = tr.insertCell();
-    desc.className = 'desc';
-    desc.textContent = c.description;
-    g.rows.push({ tr: tr, c: c });
-  });
-  if (!cases.length) {
-    var none = table.createTBody().insertRow().insertCell();
-    none.colSpan = readers.length + 3;
-    none.className = 'empty';
-    none.textContent = 'no results';
+    if (!cases.length) {
+      var none = table.createTBody().insertRow().insertCell();
+      none.colSpan = readers.length + 3;
+      none.className = 'empty';
+      none.textContent = 'no results';
+    }
+
+    function addRow(c, index, key) {
+      var g = byName[key];
+      if (!g) {
+        g = { name: key, rows: [], collapsed: false };
+        byName[key] = g;
+        groups.push(g);
+        var opt = el('option', '', key);
+        opt.value = key;
+        groupSelect.appendChild(opt);
+        g.tbody = table.createTBody();
+        var head = g.tbody.insertRow();
+        head.className = 'group';
+        var name = head.insertCell();
+        name.colSpan = 2;
+        g.arrow = el('span', 'arrow', '\u25be');
+        name.appendChild(g.arrow);
+        name.appendChild(document.createTextNode(key));
+        g.count = el('span', 'gcount');
+        name.appendChild(g.count);
+        g.sums = readers.map(function (r, i) {
+          var td = head.insertCell();
+          td.className = 'gsum';
+          columns[i].push(td);
+          return td;
+        });
+        head.insertCell();
+        head.addEventListener('click', function () {
+          g.collapsed = !g.collapsed;
+          apply();
+        });
+      }
+      var tr = g.tbody.insertRow();
+      tr.className = 'case';
+      tr.dataset.index = index;
+      var id = tr.insertCell();
+      id.className = 'cid';
+      id.textContent = c.id;
+      id.title = c.description;
+      var exp = tr.insertCell();
+      exp.className = 'exp ' + c.expected;
+      exp.textContent = c.expected;
+      c.cells.forEach(function (cell, i) {
+        var td = tr.insertCell();
+        td.dataset.reader = i;
+        if (cell === null) {
+          td.className = 'cell none';
+          td.textContent = readers[i].skipped ? 'skipped' : '\u2014';
+        } else {
+          td.className = 'cell g' + cell[0] + (cell[1] === 1 ? ' xfail' : '');
+          td.textContent = grades[cell[0]].code;
+          if (cell[1] === 1) td.appendChild(el('sup', '', 'XF'));
+          if (cell[1] === 2) td.appendChild(el('sup', '', 'XP'));
+          td.title = tooltip(c, i);
+        }
+        columns[i].push(td);
+      });
+      var desc = tr.insertCell();
+      desc.className = 'desc';
+      desc.textContent = c.description;
+      g.rows.push({ tr: tr, c: c });
+    }
   }
+  build();
 
   // ---- detail panel
   var detail = document.getElementById('detail');
@@ -217,7 +241,9 @@
     close.addEventListener('click', closeDetail);
     detail.appendChild(close);
     detail.appendChild(el('h3', '', c.id));
-    detail.appendChild(el('p', 'meta', 'group ' + c.group + ' \u00b7 expected verdict: ' + c.expected +
+    detail.appendChild(el('p', 'meta', 'group ' + c.group +
+        (c.rules && c.rules.length ? ' \u00b7 rules: ' + c.rules.join(', ') : '') +
+        ' \u00b7 expected verdict: ' + c.expected +
         (c.tags.length ? ' \u00b7 tags: ' + c.tags.join(', ') : '')));
     if (c.description) detail.appendChild(el('p', '', c.description));
     readers.forEach(function (r, i) {
@@ -266,6 +292,7 @@
     var allGrades = gradeOn.every(Boolean);
     var shownColumns = readerBoxes.map(function (b) { return b.checked; });
     var total = 0;
+    var shownCases = {};  // by index: a case shows under each of its rules
     groups.forEach(function (g) {
       var matched = 0;
       var failing = readers.map(function () { return 0; });
@@ -284,6 +311,10 @@
         }
         if (ok) {
           matched += 1;
+          if (!shownCases[row.tr.dataset.index]) {
+            shownCases[row.tr.dataset.index] = true;
+            total += 1;
+          }
           c.cells.forEach(function (cell, i) { if (fails(cell)) failing[i] += 1; });
         }
         row.tr.hidden = !ok || g.collapsed;
@@ -296,7 +327,6 @@
         td.textContent = readers[i].skipped ? '' : failing[i] ? failing[i] + ' failing' : 'ok';
         td.className = 'gsum' + (failing[i] ? ' bad' : '');
       });
-      total += matched;
     });
     columns.forEach(function (cells, i) {
       cells.forEach(function (cell) { cell.style.display = shownColumns[i] ? '' : 'none'; });
@@ -304,6 +334,11 @@
     status.textContent = total + ' of ' + cases.length + ' cases shown';
   }
   [modeSelect, groupSelect].forEach(function (e) { e.addEventListener('change', apply); });
+  groupBy.addEventListener('change', function () {
+    closeDetail();
+    build();
+    apply();
+  });
   search.addEventListener('input', apply);
   gradeBoxes.concat(readerBoxes).forEach(function (b) { b.addEventListener('change', apply); });
   allButton.addEventListener('click', function () {
