@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "conformance/model/manifest.h"
+#include "conformance/model/release.h"
 #include "conformance/runner/expectations.h"
 #include "conformance/runner/grade.h"
 #include "conformance/runner/grader.h"
@@ -304,6 +305,16 @@ TEST(ConformReaderSpec, ReaderJson) {
               std::string::npos)
         << bad;
   }
+  write(R"({"name":"r","command":["x"],"implements":"0.5"})");
+  const auto old = conf::load_reader_dir(dir.path(), "/bin/self");
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_EQ(old->implements, std::optional<std::string>("0.5"));
+  for (const char* bad : {R"("0.x")", R"("")", "5", R"("v0.5")"}) {
+    write(std::string(R"({"name":"r","command":["x"],"implements":)") + bad + "}");
+    EXPECT_NE(failure_of(conf::load_reader_dir(dir.path(), "/bin/self")).find("\"implements\""),
+              std::string::npos)
+        << bad;
+  }
   EXPECT_TRUE(conf::valid_reader_name("safetensors-npm"));
   EXPECT_FALSE(conf::valid_reader_name("two words"));
   EXPECT_FALSE(conf::valid_reader_name(""));
@@ -581,6 +592,48 @@ TEST_F(ConformFakeReaders, AlwaysAccept) {
   EXPECT_EQ(grades[Verdict::kAccept], Grade::kFailWrongContent);  // no tensors reported
   EXPECT_EQ(grades[Verdict::kReject], Grade::kFailShouldReject);
   EXPECT_EQ(grades[Verdict::kEither], Grade::kFailWrongContent);
+}
+
+// A case newer than the release a reader implements is run but graded
+// NOT_APPLICABLE, which fails nothing; the same run without `implements`, or
+// implementing that release, is graded as usual.
+TEST_F(ConformFakeReaders, CasesNewerThanTheReadersReleaseAreNotApplicable) {
+  std::vector<conf::Case> cases = *cases_;
+  for (conf::Case& c : cases) c.since = c.verdict == Verdict::kAccept ? "0.6.0" : "0.2.2";
+  conf::ReaderSpec spec;
+  spec.name = "fake-reject";
+  spec.command = {STGUARD_FAKE_READER_PATH, "reject"};
+  spec.working_dir = std::filesystem::current_path();
+  const auto graded = [&](std::optional<std::string> implements) {
+    spec.implements = std::move(implements);
+    return grades_by_verdict(conf::run_reader(spec, kCorpusDir, cases, conf::RunOptions{}));
+  };
+  std::map<Verdict, Grade> grades = graded("0.5");
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kNotApplicable);  // would be FAIL_SHOULD_ACCEPT
+  EXPECT_EQ(grades[Verdict::kReject], Grade::kPass);
+  EXPECT_TRUE(conf::grade_passes(Grade::kNotApplicable));
+  grades = graded("0.6");
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kFailShouldAccept);
+  grades = graded(std::nullopt);
+  EXPECT_EQ(grades[Verdict::kAccept], Grade::kFailShouldAccept);
+  EXPECT_EQ(grades[Verdict::kReject], Grade::kPass);
+}
+
+TEST(ConformSelection, ReleasesCompareNumberByNumber) {
+  EXPECT_TRUE(conf::is_release("0.5"));
+  EXPECT_TRUE(conf::is_release("0.10.1"));
+  for (const char* bad : {"", ".5", "0.", "0..5", "v0.5", "0.5-rc1", "1234567890"}) {
+    EXPECT_FALSE(conf::is_release(bad)) << bad;
+  }
+  EXPECT_EQ(conf::compare_releases("0.5", "0.5.0"), 0);
+  EXPECT_LT(conf::compare_releases("0.4.1", "0.10"), 0);
+  EXPECT_GT(conf::compare_releases("0.6.0", "0.5.99"), 0);
+  conf::Case c = make_case(Verdict::kAccept);
+  EXPECT_TRUE(conf::case_applies(c, "0.1"));  // no since: every release
+  c.since = "0.6.0";
+  EXPECT_FALSE(conf::case_applies(c, "0.5.3"));
+  EXPECT_TRUE(conf::case_applies(c, "0.6"));
+  EXPECT_TRUE(conf::case_applies(c, std::nullopt));
 }
 
 TEST_F(ConformFakeReaders, AlwaysReject) {

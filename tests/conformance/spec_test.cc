@@ -24,6 +24,8 @@
 #include "conformance/generator/rule_coverage.h"
 #include "conformance/model/manifest.h"
 #include "stguard/stguard.h"
+#include "tests/support/run_cli.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/test_util.h"
 
 namespace {
@@ -147,6 +149,31 @@ TEST(CorpusSpec, VersionFollowsTheCases) {
   EXPECT_NE(conf::corpus_fingerprint(*set, changed), corpus->fingerprint);
   EXPECT_NE(conf::corpus_fingerprint(*set, changed_bytes), corpus->fingerprint);
   EXPECT_EQ(conf::corpus_fingerprint(*set, *corpus), corpus->fingerprint);
+}
+
+// `conform --implements`: the sub-byte and later dtypes' accepted cases are
+// NOT_APPLICABLE to a reader of 0.5, counted apart, failing nothing; without
+// it they are graded.
+TEST(CorpusSpec, ConformImplementsGradesNewerCasesNotApplicable) {
+  const stguard_test::TempDir dir;
+  const auto conform = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"conform",  "--adapter", "\"" STGUARD_CLI_PATH "\" adapter",
+                                     "--name",   "strict",    "--case",
+                                     "dtypes/*", "--corpus",  STGUARD_CORPUS_DIR,
+                                     "-q"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return stguard_test::run_cli(args);
+  };
+  const stguard_test::CliRun old = conform({"--implements", "0.5"});
+  EXPECT_EQ(old.exit_code, 0) << old.out << old.err;
+  // f4, f6-e2m3, f6-e3m2, f8-e8m0 (0.6.0), c64 (0.7.0), both FNUZ and all-22 (0.8.0).
+  EXPECT_NE(old.out.find("NOT_APPLICABLE 8"), std::string::npos) << old.out;
+  const stguard_test::CliRun now = conform({});
+  EXPECT_EQ(now.exit_code, 0) << now.out << now.err;
+  EXPECT_EQ(now.out.find("NOT_APPLICABLE"), std::string::npos) << now.out;
+  const stguard_test::CliRun bad = conform({"--implements", "latest"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("is not an upstream release"), std::string::npos) << bad.err;
 }
 
 }  // namespace
