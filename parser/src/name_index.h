@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "recycle.h"
+
 namespace stguard::detail {
 
 std::uint64_t hash_name(std::string_view name) noexcept;
@@ -98,6 +100,15 @@ class NameIndex {
   std::size_t count_ = 0;
 };
 
+// The pool (recycle.h) of first_repeated_name's table for a few names.
+struct RepeatTablePool {
+  using Element = std::uint64_t;
+};
+
+// Names up to which first_repeated_name uses one table (8,192 slots of 8
+// bytes: 64 KiB, kKeepBytes, so the thread keeps it) instead of partitions.
+inline constexpr std::size_t kOneTableUpTo = 4096;
+
 // The first name (in document order) equal to an earlier one, as the pair
 // (index of the earlier one, index of the repeat), or nullopt. `hashes[i]` is
 // the 32-bit hash_name of name i; `same(i, j)` compares names i and j.
@@ -121,6 +132,38 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
       }
     }
     return std::nullopt;
+  }
+  constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  if (n <= kOneTableUpTo) {
+    // Up to a few thousand names one table, at most 64 KiB, stays in cache
+    // as it is: spreading the pairs into partitions first would cost more
+    // than it saves (on a 300-tensor header that pass and its four
+    // allocations were a tenth of the duplicate check). Names are inserted in
+    // document order, so the first hit is the first repeat, and the name it
+    // hits is the earliest of its equals. The table is the thread's spare
+    // (recycle.h), so a small header allocates nothing here.
+    std::vector<std::uint64_t> table;
+    borrow_spare<RepeatTablePool>(table);
+    const std::size_t mask = std::bit_ceil(std::max<std::size_t>(32, n * 2)) - 1;
+    table.assign(mask + 1, kEmpty);
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> found;
+    for (std::uint32_t j = 0; j < n && !found; ++j) {
+      const std::uint32_t hash = hashes[j];
+      for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+        const std::uint64_t held = table[slot];
+        if (held == kEmpty) {
+          table[slot] = (std::uint64_t{hash} << 32) | j;
+          break;
+        }
+        if (static_cast<std::uint32_t>(held >> 32) == hash &&
+            same(static_cast<std::uint32_t>(held), j)) {
+          found = std::pair(static_cast<std::uint32_t>(held), j);
+          break;
+        }
+      }
+    }
+    return_spare<RepeatTablePool>(table);
+    return found;
   }
   // 128 to 256 names per partition: its table (about 512 slots of 8 bytes)
   // stays in L1, and the partitions are few enough that spreading the pairs
@@ -146,7 +189,6 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
       pairs[next[partition_of(hashes[i])]++] = (std::uint64_t{hashes[i]} << 32) | i;
     }
   }
-  constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   std::vector<std::uint64_t> table(std::bit_ceil(std::max<std::size_t>(16, largest * 2)), kEmpty);
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;
   for (std::size_t p = 0; p + 1 < starts.size(); ++p) {
