@@ -11,9 +11,11 @@
 // A regression on any one shape shows in its row of one run.
 //
 //   build/release/bench/stguard_checkpoint_bench
-//   taskset -c 1 build/release/bench/stguard_checkpoint_bench \
-//       --benchmark_filter='/100000/' --benchmark_repetitions=5 \
+//   taskset -c 1 build/release/bench/stguard_checkpoint_bench
+//       --benchmark_filter='/100000/' --benchmark_repetitions=5
 //       --benchmark_enable_random_interleaving=true
+// (one command line; no backslashes here, which g++ reads as a comment
+// continued onto the next line, -Wcomment)
 //
 // --file=PATH (repeatable) also times strict validate_header of that file's
 // prefix and header, read once before the runs, as file/PATH/strict_validate:
