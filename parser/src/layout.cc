@@ -80,7 +80,7 @@ class LayoutWalk {
       covered_to_ = s.end;
       return true;
     }
-    return place(s.index);
+    return fail_at(s.index);
   }
 
   bool place(std::size_t index) {
@@ -89,6 +89,13 @@ class LayoutWalk {
       covered_to_ = t.end;
       return true;
     }
+    return fail_at(index);
+  }
+
+  // The fault of placing tensors[index] (out of line: the walk's loop stays
+  // small, and inlined into it, without the message code).
+  [[gnu::noinline]] bool fail_at(std::size_t index) {
+    const TensorRecord& t = h_.tensors[index];
     std::string scratch;  // the tensor's name, if it is decoded for the message
     if (t.end > data_len_) {
       fault_ =

@@ -6,8 +6,6 @@
 #include <chrono>
 #include <random>
 
-#include "little_endian.h"
-
 namespace stguard::detail {
 namespace {
 
@@ -41,55 +39,13 @@ std::uint64_t make_seed() noexcept {
   return seed;
 }
 
-struct Secrets {
-  std::uint64_t words[3];
-};
-
-Secrets make_secrets() noexcept {
+HashSecrets make_secrets() noexcept {
   const std::uint64_t seed = make_seed();
   return {{mix(seed) | 1, mix(seed ^ 0x9E3779B97F4A7C15ULL) | 1, mix(seed + 2) | 1}};
 }
 
-const Secrets kSecrets = make_secrets();
-
-__extension__ typedef unsigned __int128 U128;  // NOLINT: a GCC/Clang extension, on purpose
-
-// The 128-bit product of a and b, folded to 64 bits.
-std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
-  const U128 product = static_cast<U128>(a) * b;
-  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
-}
-
 }  // namespace
 
-std::uint64_t hash_name(std::string_view name) noexcept {
-  // Every load lies inside the name: short names are read as two
-  // overlapping words (which together cover every byte), longer ones 16 bytes
-  // per step and then their last 16 bytes. The length is mixed in, so names
-  // of different lengths read the same way still differ.
-  const auto* p = reinterpret_cast<const unsigned char*>(name.data());
-  const std::size_t n = name.size();
-  std::uint64_t h = kSecrets.words[0] ^ n;
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
-  if (n > 16) {
-    const unsigned char* last = p + n - 16;
-    for (; p < last; p += 16) {
-      h = fold_multiply(load_le<8>(p) ^ kSecrets.words[1], load_le<8>(p + 8) ^ h);
-    }
-    a = load_le<8>(last);
-    b = load_le<8>(last + 8);
-  } else if (n >= 8) {
-    a = load_le<8>(p);
-    b = load_le<8>(p + n - 8);
-  } else if (n >= 4) {
-    a = load_le<4>(p);
-    b = load_le<4>(p + n - 4);
-  } else if (n > 0) {
-    a = (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n / 2]} << 8) | p[n - 1];
-  }
-  h = fold_multiply(a ^ kSecrets.words[1], b ^ h);
-  return fold_multiply(h ^ kSecrets.words[2], n ^ kSecrets.words[0]);
-}
+const HashSecrets kHashSecrets = make_secrets();
 
 }  // namespace stguard::detail
