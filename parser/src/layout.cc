@@ -203,12 +203,23 @@ void sort_spans(std::vector<Span>& spans) {
     sort_few_spans(spans);
     return;
   }
-  std::uint64_t largest = 0;
-  for (const Span& s : spans) largest |= s.begin;
+  // Only the bits in which some begins differ decide the order: the passes
+  // start at the lowest of them and end past the highest. Real offsets share
+  // their low bits (tensor sizes are multiples of 2^13 and more), which
+  // takes the checkpoint benchmark's sorts from four passes to three. (Wider
+  // digits, for two passes, measured no faster: their counts leave L1.)
+  std::uint64_t any = 0;
+  std::uint64_t all = ~std::uint64_t{0};
+  for (const Span& s : spans) {
+    any |= s.begin;
+    all &= s.begin;
+  }
+  const std::uint64_t varying = any & ~all;
+  const unsigned lowest = varying == 0 ? 64 : static_cast<unsigned>(std::countr_zero(varying));
   std::vector<Span> buffer(spans.size());
   std::vector<std::uint32_t> counts(std::size_t{1} << kRadixBits);
   constexpr std::uint64_t kMask = (std::uint64_t{1} << kRadixBits) - 1;
-  for (unsigned shift = 0; shift < 64 && (largest >> shift) != 0; shift += kRadixBits) {
+  for (unsigned shift = lowest; shift < 64 && (varying >> shift) != 0; shift += kRadixBits) {
     std::fill(counts.begin(), counts.end(), 0);
     for (const Span& s : spans) ++counts[(s.begin >> shift) & kMask];
     std::uint32_t total = 0;

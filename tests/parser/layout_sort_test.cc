@@ -62,6 +62,21 @@ TEST(LayoutSort, OffsetsAtTheTopOfTheRange) {
   expect_std_sort_order(spans);
 }
 
+// Begins that share their low and high bits, as real offsets do: the radix
+// passes cover only the bits between, and must still give std::sort's order.
+TEST(LayoutSort, BeginsSharingTheirLowAndHighBits) {
+  for (const unsigned low : {0u, 1u, 13u, 20u, 40u}) {
+    std::mt19937_64 rng(low);
+    std::vector<Span> spans;
+    for (std::uint32_t i = 0; i < 6000; ++i) {
+      const std::uint64_t begin = (std::uint64_t{1} << 62) | ((rng() % 50000) << low);
+      spans.push_back(Span{begin, begin + (rng() % 3), i});
+    }
+    SCOPED_TRACE(testing::Message() << "begins multiples of 2^" << low);
+    expect_std_sort_order(spans);
+  }
+}
+
 TEST(LayoutSort, ContiguousTensorsListedInReverse) {
   std::vector<Span> spans;
   for (std::uint32_t i = 0; i < 10000; ++i) {
