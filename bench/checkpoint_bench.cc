@@ -11,9 +11,15 @@
 // A regression on any one shape shows in its row of one run.
 //
 //   build/release/bench/stguard_checkpoint_bench
-//   taskset -c 1 build/release/bench/stguard_checkpoint_bench \
-//       --benchmark_filter='/100000/' --benchmark_repetitions=5 \
+//   taskset -c 1 build/release/bench/stguard_checkpoint_bench
+//       --benchmark_filter='/100000/' --benchmark_repetitions=5
 //       --benchmark_enable_random_interleaving=true
+// (one command line; no backslashes here, which g++ reads as a comment
+// continued onto the next line, -Wcomment)
+//
+// --file=PATH (repeatable) also times strict validate_header of that file's
+// prefix and header, read once before the runs, as file/PATH/strict_validate:
+// the in-process figure whole_process.sh sets beside `stguard check PATH`.
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
@@ -23,6 +29,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "checkpoint_headers.h"
@@ -175,9 +183,66 @@ class ShapeReporter : public benchmark::ConsoleReporter {
   std::map<std::string, double> reported_medians_;
 };
 
+// The prefix and header of the file at `path` and its size, or nullopt.
+std::optional<std::pair<std::vector<std::uint8_t>, std::uint64_t>> read_head(const char* path) {
+  std::FILE* f = std::fopen(path, "rb");
+  if (f == nullptr) return std::nullopt;
+  std::vector<std::uint8_t> head(8);
+  std::optional<std::pair<std::vector<std::uint8_t>, std::uint64_t>> result;
+  if (std::fread(head.data(), 1, 8, f) == 8 && std::fseek(f, 0, SEEK_END) == 0) {
+    const long size = std::ftell(f);
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = n << 8 | head[static_cast<std::size_t>(i)];
+    if (size >= 8 && n <= static_cast<std::uint64_t>(size) - 8 && n < (std::uint64_t{1} << 32)) {
+      head.resize(static_cast<std::size_t>(8 + n));
+      if (std::fseek(f, 8, SEEK_SET) == 0 &&
+          std::fread(head.data() + 8, 1, static_cast<std::size_t>(n), f) == n) {
+        result.emplace(std::move(head), static_cast<std::uint64_t>(size));
+      }
+    }
+  }
+  std::fclose(f);
+  return result;
+}
+
+// Registers file/PATH/strict_validate for each --file=PATH, and takes those
+// arguments out of argv for Google Benchmark. False when a file cannot be read.
+bool register_files(int& argc, char** argv) {
+  constexpr std::string_view kFlag = "--file=";
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.substr(0, kFlag.size()) != kFlag) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const std::string path(arg.substr(kFlag.size()));
+    auto head = read_head(path.c_str());
+    if (!head) {
+      std::fprintf(stderr, "stguard_checkpoint_bench: cannot read a header from %s\n",
+                   path.c_str());
+      return false;
+    }
+    auto shared =
+        std::make_shared<std::pair<std::vector<std::uint8_t>, std::uint64_t>>(std::move(*head));
+    benchmark::RegisterBenchmark(("file/" + path + "/strict_validate").c_str(),
+                                 [shared](benchmark::State& state) {
+                                   for (auto _ : state) {
+                                     auto result =
+                                         stguard::validate_header(shared->first, shared->second);
+                                     benchmark::DoNotOptimize(result);
+                                   }
+                                 })
+        ->Unit(benchmark::kMillisecond);
+  }
+  argc = kept;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!register_files(argc, argv)) return 1;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   const std::vector<CheckpointShape> shapes = stguard::bench::all_shapes({300, 10'000, 100'000});

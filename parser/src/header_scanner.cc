@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "huge_pages.h"
 #include "message.h"
 
 namespace stguard::detail {
@@ -67,7 +68,12 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
   const std::size_t expected_tensors = header_size / 64;
   if (expected_tensors <= limits_.max_tensors) {
-    out.tensors.reserve(expected_tensors);
+    if (out.tensors.capacity() < expected_tensors) {
+      out.tensors.reserve(expected_tensors);
+      // Fresh memory (the thread's spare is far smaller): large records fault
+      // in as huge pages.
+      advise_huge_pages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
+    }
     if (out.keep_details) {
       out.details.reserve(expected_tensors);
       out.dims.reserve(expected_tensors * 2);

@@ -147,11 +147,20 @@ class HeaderScanner {
     const std::uint8_t* prefix = nullptr;  // {"dtype":"NAME","shape":[
     std::size_t prefix_len = 0;
     Dtype dtype{};
-    const std::uint8_t* shape = nullptr;  // the dimensions after '[', and ']'
-    std::size_t shape_len = 0;
-    ElementCount count;
-    std::uint64_t rank = 0;
-    std::uint64_t dims[kMaxCompactRank];       // when details are kept
+    // Shapes seen lately, one per slot chosen by their first eight bytes:
+    // a model's layers cycle through a few shapes (q_proj, k_proj, a norm),
+    // so the previous entry's shape alone missed most of the time. 16 slots
+    // measured faster than 4 or 8 on the vision-language shapes, which mix
+    // the most shapes (docs/performance.md).
+    struct Shape {
+      const std::uint8_t* text = nullptr;  // the dimensions after '[', and ']'
+      std::size_t len = 0;
+      ElementCount count;
+      std::uint64_t rank = 0;
+      std::uint64_t dims[kMaxCompactRank];  // when details are kept
+    };
+    static constexpr int kShapeSlotBits = 4;
+    Shape shapes[1 << kShapeSlotBits];
     const std::uint8_t* end_digits = nullptr;  // the digits of an end offset
     std::size_t end_digits_len = 0;
     std::uint64_t end = 0;

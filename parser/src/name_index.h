@@ -17,9 +17,56 @@
 #include <utility>
 #include <vector>
 
+#include "little_endian.h"
+#include "recycle.h"
+
 namespace stguard::detail {
 
-std::uint64_t hash_name(std::string_view name) noexcept;
+// The hash's keys, drawn once per process (name_index.cc).
+struct HashSecrets {
+  std::uint64_t words[3];
+};
+extern const HashSecrets kHashSecrets;
+
+__extension__ typedef unsigned __int128 HashU128;  // NOLINT: a GCC/Clang extension, on purpose
+
+// The 128-bit product of a and b, folded to 64 bits.
+inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
+  const HashU128 product = static_cast<HashU128>(a) * b;
+  return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+}
+
+// Inline: the scanner hashes every tensor name of a header whose names are
+// not in ascending order, and a call per name was 6% of validating a
+// 300-tensor header.
+inline std::uint64_t hash_name(std::string_view name) noexcept {
+  // Every load lies inside the name: short names are read as two
+  // overlapping words (which together cover every byte), longer ones 16 bytes
+  // per step and then their last 16 bytes. The length is mixed in, so names
+  // of different lengths read the same way still differ.
+  const auto* p = reinterpret_cast<const unsigned char*>(name.data());
+  const std::size_t n = name.size();
+  const std::uint64_t* const key = kHashSecrets.words;
+  std::uint64_t h = key[0] ^ n;
+  std::uint64_t a = 0;
+  std::uint64_t b = 0;
+  if (n > 16) {
+    const unsigned char* last = p + n - 16;
+    for (; p < last; p += 16) h = fold_multiply(load_le<8>(p) ^ key[1], load_le<8>(p + 8) ^ h);
+    a = load_le<8>(last);
+    b = load_le<8>(last + 8);
+  } else if (n >= 8) {
+    a = load_le<8>(p);
+    b = load_le<8>(p + n - 8);
+  } else if (n >= 4) {
+    a = load_le<4>(p);
+    b = load_le<4>(p + n - 4);
+  } else if (n > 0) {
+    a = (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n / 2]} << 8) | p[n - 1];
+  }
+  h = fold_multiply(a ^ key[1], b ^ h);
+  return fold_multiply(h ^ key[2], n ^ key[0]);
+}
 
 class NameIndex {
  public:
@@ -98,6 +145,15 @@ class NameIndex {
   std::size_t count_ = 0;
 };
 
+// The pool (recycle.h) of first_repeated_name's table for a few names.
+struct RepeatTablePool {
+  using Element = std::uint64_t;
+};
+
+// Names up to which first_repeated_name uses one table (8,192 slots of 8
+// bytes: 64 KiB, kKeepBytes, so the thread keeps it) instead of partitions.
+inline constexpr std::size_t kOneTableUpTo = 4096;
+
 // The first name (in document order) equal to an earlier one, as the pair
 // (index of the earlier one, index of the repeat), or nullopt. `hashes[i]` is
 // the 32-bit hash_name of name i; `same(i, j)` compares names i and j.
@@ -121,6 +177,38 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
       }
     }
     return std::nullopt;
+  }
+  constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  if (n <= kOneTableUpTo) {
+    // Up to a few thousand names one table, at most 64 KiB, stays in cache
+    // as it is: spreading the pairs into partitions first would cost more
+    // than it saves (on a 300-tensor header that pass and its four
+    // allocations were a tenth of the duplicate check). Names are inserted in
+    // document order, so the first hit is the first repeat, and the name it
+    // hits is the earliest of its equals. The table is the thread's spare
+    // (recycle.h), so a small header allocates nothing here.
+    std::vector<std::uint64_t> table;
+    borrow_spare<RepeatTablePool>(table);
+    const std::size_t mask = std::bit_ceil(std::max<std::size_t>(32, n * 2)) - 1;
+    table.assign(mask + 1, kEmpty);
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> found;
+    for (std::uint32_t j = 0; j < n && !found; ++j) {
+      const std::uint32_t hash = hashes[j];
+      for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+        const std::uint64_t held = table[slot];
+        if (held == kEmpty) {
+          table[slot] = (std::uint64_t{hash} << 32) | j;
+          break;
+        }
+        if (static_cast<std::uint32_t>(held >> 32) == hash &&
+            same(static_cast<std::uint32_t>(held), j)) {
+          found = std::pair(static_cast<std::uint32_t>(held), j);
+          break;
+        }
+      }
+    }
+    return_spare<RepeatTablePool>(table);
+    return found;
   }
   // 128 to 256 names per partition: its table (about 512 slots of 8 bytes)
   // stays in L1, and the partitions are few enough that spreading the pairs
@@ -146,7 +234,6 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
       pairs[next[partition_of(hashes[i])]++] = (std::uint64_t{hashes[i]} << 32) | i;
     }
   }
-  constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
   std::vector<std::uint64_t> table(std::bit_ceil(std::max<std::size_t>(16, largest * 2)), kEmpty);
   std::optional<std::pair<std::uint32_t, std::uint32_t>> best;
   for (std::size_t p = 0; p + 1 < starts.size(); ++p) {

@@ -10,6 +10,7 @@
 
 #include "dtype_table.h"
 #include "header_scanner.h"
+#include "little_endian.h"
 #include "message.h"
 #include "sizes.h"
 
@@ -80,13 +81,18 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   ElementCount count;
   std::uint64_t rank = 0;
   const std::uint8_t* const shape = q;  // after '['
-  if (repeats_.shape_len != 0 && room(q, kSameBytesAtMost) &&
-      same_leading_bytes(q, repeats_.shape, repeats_.shape_len)) {
-    // The previous shape's text, ']' included: the same dimensions.
-    count = repeats_.count;
-    rank = repeats_.rank;
-    if constexpr (kKeepDims) std::copy_n(repeats_.dims, rank, dims);
-    q += repeats_.shape_len;
+  CompactRepeats::Shape* slot = nullptr;
+  if (room(q, kSameBytesAtMost)) {
+    // The slot its first eight bytes pick (a multiplicative hash's top bits).
+    slot = &repeats_.shapes[(load_le64(q) * 0x9E3779B97F4A7C15ULL) >>
+                            (64 - CompactRepeats::kShapeSlotBits)];
+  }
+  if (slot != nullptr && slot->len != 0 && same_leading_bytes(q, slot->text, slot->len)) {
+    // An earlier shape's text, ']' included: the same dimensions.
+    count = slot->count;
+    rank = slot->rank;
+    if constexpr (kKeepDims) std::copy_n(slot->dims, rank, dims);
+    q += slot->len;
   } else {
     if (!room(q, 1)) return false;
     if (*q == ']') {
@@ -111,12 +117,12 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
     }
     // Without kept dimensions the cache holds none, and is read only by
     // this same form of the reader (a scan keeps details or not throughout).
-    if (q - shape <= kSameBytesAtMost && room(shape, kSameBytesAtMost)) {
-      repeats_.shape = shape;
-      repeats_.shape_len = static_cast<std::size_t>(q - shape);
-      repeats_.count = count;
-      repeats_.rank = rank;
-      if constexpr (kKeepDims) std::copy_n(dims, rank, repeats_.dims);
+    if (slot != nullptr && q - shape <= kSameBytesAtMost) {  // room(shape, kSameBytesAtMost)
+      slot->text = shape;
+      slot->len = static_cast<std::size_t>(q - shape);
+      slot->count = count;
+      slot->rank = rank;
+      if constexpr (kKeepDims) std::copy_n(dims, rank, slot->dims);
     }
   }
 

@@ -2,16 +2,21 @@
 // sort_spans) gives exactly std::sort's order on every kind of input it can
 // meet: above and below the size where it switches to radix passes, offsets
 // near 2^64, many equal begins (empty tensors, overlaps), and the document
-// order as the last tie-breaker.
+// order as the last tie-breaker. And the layout check of a large header out
+// of offset order (its packed sort, or sort_spans) agrees with the same
+// tensors listed in order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "parser/src/layout.h"
+#include "stguard/header.h"
 
 namespace {
 
@@ -62,6 +67,21 @@ TEST(LayoutSort, OffsetsAtTheTopOfTheRange) {
   expect_std_sort_order(spans);
 }
 
+// Begins that share their low and high bits, as real offsets do: the radix
+// passes cover only the bits between, and must still give std::sort's order.
+TEST(LayoutSort, BeginsSharingTheirLowAndHighBits) {
+  for (const unsigned low : {0u, 1u, 13u, 20u, 40u}) {
+    std::mt19937_64 rng(low);
+    std::vector<Span> spans;
+    for (std::uint32_t i = 0; i < 6000; ++i) {
+      const std::uint64_t begin = (std::uint64_t{1} << 62) | ((rng() % 50000) << low);
+      spans.push_back(Span{begin, begin + (rng() % 3), i});
+    }
+    SCOPED_TRACE(testing::Message() << "begins multiples of 2^" << low);
+    expect_std_sort_order(spans);
+  }
+}
+
 TEST(LayoutSort, ContiguousTensorsListedInReverse) {
   std::vector<Span> spans;
   for (std::uint32_t i = 0; i < 10000; ++i) {
@@ -69,6 +89,77 @@ TEST(LayoutSort, ContiguousTensorsListedInReverse) {
     spans.push_back(Span{begin, begin + 16, i});
   }
   expect_std_sort_order(spans);
+}
+
+}  // namespace
+
+namespace {
+
+// A header of U8 tensors listed in `order`, data laid out in index order
+// with the given sizes; `shift` moves tensor `moved`'s offsets (a gap or an
+// overlap). Returns the bytes (prefix and header) and the file size.
+std::pair<std::vector<std::uint8_t>, std::uint64_t> u8_header(
+    const std::vector<std::uint64_t>& sizes, const std::vector<std::size_t>& order,
+    std::size_t moved, std::int64_t shift) {
+  std::vector<std::uint64_t> begins(sizes.size());
+  std::uint64_t offset = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    begins[i] = offset;
+    offset += sizes[i];
+  }
+  std::string json = "{";
+  for (const std::size_t i : order) {
+    const std::uint64_t begin = begins[i] + static_cast<std::uint64_t>(i == moved ? shift : 0);
+    if (json.size() > 1) json += ',';
+    json += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[)" + std::to_string(sizes[i]) +
+            R"(],"data_offsets":[)" + std::to_string(begin) + "," +
+            std::to_string(begin + sizes[i]) + "]}";
+  }
+  json += '}';
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t b = 0; b < 8; ++b) bytes[b] = static_cast<std::uint8_t>(json.size() >> (8 * b));
+  bytes.insert(bytes.end(), json.begin(), json.end());
+  return {bytes, bytes.size() + offset};
+}
+
+// The layout check gives the same verdict, reason, offset and message for a
+// header listed out of offset order as for the same tensors listed in it,
+// whether the sort packs begin and index into one word (offsets that differ
+// in few bits) or cannot (a first tensor of one byte makes every bit of
+// offsets near 2^62 differ).
+TEST(LayoutSort, OutOfOrderHeadersAgreeWithTheirSortedListing) {
+  for (const bool packable : {true, false}) {
+    std::vector<std::uint64_t> sizes;
+    if (!packable) sizes.push_back(1);
+    std::mt19937_64 rng(packable ? 1 : 2);
+    while (sizes.size() < 3000) {
+      // Some empty tensors: runs of equal begins.
+      sizes.push_back(rng() % 10 == 0 ? 0 : std::uint64_t{1} << 51);
+    }
+    std::vector<std::size_t> sorted(sizes.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
+    std::vector<std::size_t> shuffled = sorted;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    // Moved by half a tensor, offsets stay multiples of 2^50 (packable), and
+    // no two spans are equal (equal spans are ordered by their listing).
+    const std::int64_t step = packable ? std::int64_t{1} << 50 : 1;
+    for (const std::int64_t shift : {std::int64_t{0}, step, -step}) {
+      SCOPED_TRACE(testing::Message()
+                   << (packable ? "packable" : "not packable") << ", shift " << shift);
+      const auto in_order = u8_header(sizes, sorted, 1500, shift);
+      const auto out_of_order = u8_header(sizes, shuffled, 1500, shift);
+      const auto expected = stguard::validate_header(in_order.first, in_order.second);
+      const auto got = stguard::validate_header(out_of_order.first, out_of_order.second);
+      ASSERT_EQ(got.has_value(), expected.has_value());
+      if (shift == 0) {
+        EXPECT_TRUE(got.has_value()) << got.error().to_string();
+      } else {
+        EXPECT_EQ(got.error().reason, expected.error().reason);
+        EXPECT_EQ(got.error().offset, expected.error().offset);
+        EXPECT_EQ(got.error().message, expected.error().message);
+      }
+    }
+  }
 }
 
 }  // namespace
