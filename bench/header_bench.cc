@@ -16,8 +16,8 @@
 // this CPU has, forced through ParseOptions::simd, in the same process.
 //
 //   build/release/bench/stguard_header_bench --benchmark_min_time=0.2
-//   build/release/bench/stguard_header_bench --benchmark_filter='/100000' \
-//       --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true
+//   build/release/bench/stguard_header_bench --benchmark_filter='/100000'
+//       --benchmark_repetitions=9 --benchmark_enable_random_interleaving=true   (one line)
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
