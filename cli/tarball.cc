@@ -1,20 +1,92 @@
 // cli/tarball.cc: reproducible .tar.gz archives (tarball.h).
+//
+// libarchive is opened with dlopen when an archive is written, not linked:
+// linked, it and the eleven libraries it needs were loaded by every process
+// and made a `stguard check` of a small file 1.6 times slower
+// (docs/performance.md). Only `corpus export --tarball` pays for it now.
 #include "tarball.h"
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
 
 #include <memory>
 
 namespace stguard::cli {
 namespace {
 
-struct ArchiveDeleter {
-  void operator()(archive* a) const { archive_write_free(a); }
+// libarchive's soname has been libarchive.so.13 since its 3.0 (2011).
+constexpr const char* kLibArchive = "libarchive.so.13";
+
+// The functions used, resolved from the library (declared by its headers,
+// never called directly).
+struct LibArchive {
+  decltype(&archive_write_new) write_new;
+  decltype(&archive_write_free) write_free;
+  decltype(&archive_write_set_format_pax_restricted) set_format_pax_restricted;
+  decltype(&archive_write_add_filter_gzip) add_filter_gzip;
+  decltype(&archive_write_set_filter_option) set_filter_option;
+  decltype(&archive_write_set_bytes_in_last_block) set_bytes_in_last_block;
+  decltype(&archive_write_open2) open2;
+  decltype(&archive_write_header) write_header;
+  decltype(&archive_write_data) write_data;
+  decltype(&archive_write_close) close;
+  decltype(&archive_error_string) error_string;
+  decltype(&archive_entry_new) entry_new;
+  decltype(&archive_entry_free) entry_free;
+  decltype(&archive_entry_set_pathname) set_pathname;
+  decltype(&archive_entry_set_filetype) set_filetype;
+  decltype(&archive_entry_set_perm) set_perm;
+  decltype(&archive_entry_set_size) set_size;
+  decltype(&archive_entry_set_mtime) set_mtime;
+  decltype(&archive_entry_set_uid) set_uid;
+  decltype(&archive_entry_set_gid) set_gid;
 };
-struct EntryDeleter {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
+
+template <typename Function>
+bool resolve(void* handle, const char* name, Function& out) {
+  out = reinterpret_cast<Function>(::dlsym(handle, name));
+  return out != nullptr;
+}
+
+// The library, loaded once per process (never closed); fails saying why.
+base::Result<const LibArchive*> libarchive() {
+  static const base::Result<const LibArchive*> loaded = []() -> base::Result<const LibArchive*> {
+    void* handle = ::dlopen(kLibArchive, RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = ::dlerror();
+      return base::fail(std::string("cannot write a tarball without libarchive (") +
+                        (why != nullptr ? why : kLibArchive) +
+                        "); install it (Debian: libarchive13)");
+    }
+    static LibArchive lib;
+    const bool all =
+        resolve(handle, "archive_write_new", lib.write_new) &&
+        resolve(handle, "archive_write_free", lib.write_free) &&
+        resolve(handle, "archive_write_set_format_pax_restricted",
+                lib.set_format_pax_restricted) &&
+        resolve(handle, "archive_write_add_filter_gzip", lib.add_filter_gzip) &&
+        resolve(handle, "archive_write_set_filter_option", lib.set_filter_option) &&
+        resolve(handle, "archive_write_set_bytes_in_last_block", lib.set_bytes_in_last_block) &&
+        resolve(handle, "archive_write_open2", lib.open2) &&
+        resolve(handle, "archive_write_header", lib.write_header) &&
+        resolve(handle, "archive_write_data", lib.write_data) &&
+        resolve(handle, "archive_write_close", lib.close) &&
+        resolve(handle, "archive_error_string", lib.error_string) &&
+        resolve(handle, "archive_entry_new", lib.entry_new) &&
+        resolve(handle, "archive_entry_free", lib.entry_free) &&
+        resolve(handle, "archive_entry_set_pathname", lib.set_pathname) &&
+        resolve(handle, "archive_entry_set_filetype", lib.set_filetype) &&
+        resolve(handle, "archive_entry_set_perm", lib.set_perm) &&
+        resolve(handle, "archive_entry_set_size", lib.set_size) &&
+        resolve(handle, "archive_entry_set_mtime", lib.set_mtime) &&
+        resolve(handle, "archive_entry_set_uid", lib.set_uid) &&
+        resolve(handle, "archive_entry_set_gid", lib.set_gid);
+    if (!all) return base::fail(std::string(kLibArchive) + " lacks a function stguard needs");
+    return &lib;
+  }();
+  return loaded;
+}
 
 // libarchive's write callback: appends to the std::string it was given.
 la_ssize_t append(archive*, void* sink, const void* buffer, std::size_t length) {
@@ -22,47 +94,50 @@ la_ssize_t append(archive*, void* sink, const void* buffer, std::size_t length) 
   return static_cast<la_ssize_t>(length);
 }
 
-base::Failure failure(archive* a, std::string_view what) {
-  const char* why = archive_error_string(a);
-  return base::Failure{"cannot write the tarball: " + std::string(what) + ": " +
-                       (why != nullptr ? why : "libarchive gave no reason")};
-}
-
 }  // namespace
 
 base::Result<std::string> tar_gz(std::span<const TarFile> files) {
+  const base::Result<const LibArchive*> loaded = libarchive();
+  if (!loaded) return loaded.error();
+  const LibArchive& lib = **loaded;
+  const auto failure = [&lib](archive* a, std::string_view what) {
+    const char* why = lib.error_string(a);
+    return base::Failure{"cannot write the tarball: " + std::string(what) + ": " +
+                         (why != nullptr ? why : "libarchive gave no reason")};
+  };
+  const auto free_archive = [&lib](archive* a) { lib.write_free(a); };
+  const auto free_entry = [&lib](archive_entry* e) { lib.entry_free(e); };
+
   std::string out;
-  const std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
+  const std::unique_ptr<archive, decltype(free_archive)> a(lib.write_new(), free_archive);
   if (!a) return base::fail("cannot write the tarball: out of memory");
   // POSIX pax (ustar where it suffices), gzip without the file's time or name.
-  if (archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
-      archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
-      archive_write_set_filter_option(a.get(), "gzip", "timestamp", nullptr) != ARCHIVE_OK ||
-      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK) {
+  if (lib.set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
+      lib.add_filter_gzip(a.get()) != ARCHIVE_OK ||
+      lib.set_filter_option(a.get(), "gzip", "timestamp", nullptr) != ARCHIVE_OK ||
+      lib.set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK) {
     return failure(a.get(), "setting it up");
   }
-  if (archive_write_open2(a.get(), &out, nullptr, append, nullptr, nullptr) != ARCHIVE_OK) {
+  if (lib.open2(a.get(), &out, nullptr, append, nullptr, nullptr) != ARCHIVE_OK) {
     return failure(a.get(), "opening it");
   }
   for (const TarFile& file : files) {
-    const std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
+    const std::unique_ptr<archive_entry, decltype(free_entry)> entry(lib.entry_new(), free_entry);
     if (!entry) return base::fail("cannot write the tarball: out of memory");
-    archive_entry_set_pathname(entry.get(), file.path.c_str());
-    archive_entry_set_filetype(entry.get(), AE_IFREG);
-    archive_entry_set_perm(entry.get(), 0644);
-    archive_entry_set_size(entry.get(), static_cast<la_int64_t>(file.bytes.size()));
-    archive_entry_set_mtime(entry.get(), 0, 0);
-    archive_entry_set_uid(entry.get(), 0);
-    archive_entry_set_gid(entry.get(), 0);
-    if (archive_write_header(a.get(), entry.get()) != ARCHIVE_OK) {
-      return failure(a.get(), file.path);
-    }
-    if (!file.bytes.empty() && archive_write_data(a.get(), file.bytes.data(), file.bytes.size()) !=
+    lib.set_pathname(entry.get(), file.path.c_str());
+    lib.set_filetype(entry.get(), AE_IFREG);
+    lib.set_perm(entry.get(), 0644);
+    lib.set_size(entry.get(), static_cast<la_int64_t>(file.bytes.size()));
+    lib.set_mtime(entry.get(), 0, 0);
+    lib.set_uid(entry.get(), 0);
+    lib.set_gid(entry.get(), 0);
+    if (lib.write_header(a.get(), entry.get()) != ARCHIVE_OK) return failure(a.get(), file.path);
+    if (!file.bytes.empty() && lib.write_data(a.get(), file.bytes.data(), file.bytes.size()) !=
                                    static_cast<la_ssize_t>(file.bytes.size())) {
       return failure(a.get(), file.path);
     }
   }
-  if (archive_write_close(a.get()) != ARCHIVE_OK) return failure(a.get(), "closing it");
+  if (lib.close(a.get()) != ARCHIVE_OK) return failure(a.get(), "closing it");
   return out;
 }
 

@@ -74,5 +74,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # What the command links dynamically on Debian 12 (OpenSSL for SHA-256).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libssl3")
+# Opened only by `corpus export --tarball` (cli/tarball.cc), which says so
+# when it is missing.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libarchive13")
 set(CPACK_PACKAGE_INSTALL_DIRECTORY stguard)
 include(CPack)
