@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance/mutate/grammar_forms.h"
@@ -40,14 +41,26 @@ struct Header {
 
 // One case of the walk, as recipe lines.
 struct WalkCase {
+  WalkCase(std::string name_, std::string description_, std::string rules_, std::string strict_,
+           std::string reference_, std::string header_, std::string data_ = std::string(kData),
+           std::vector<std::string> extra_ = {})
+      : name(std::move(name_)),
+        description(std::move(description_)),
+        rules(std::move(rules_)),
+        strict(std::move(strict_)),
+        reference(std::move(reference_)),
+        header(std::move(header_)),
+        data(std::move(data_)),
+        extra(std::move(extra_)) {}
+
   std::string name;
   std::string description;
-  std::string rules;                      // "ST-DTYPE-1" or "ST-NUM-2, ST-SHAPE-2"
-  std::string strict;                     // "accept" or "reject REASON"
-  std::string reference;                  // the same, for the reference profile
-  std::string header;                     // raw header text
-  std::string data = std::string(kData);  // "" for none
-  std::vector<std::string> extra;         // more lines: tensor:, meta:, length:, pad-to:, ...
+  std::string rules;               // "ST-DTYPE-1" or "ST-NUM-2, ST-SHAPE-2"
+  std::string strict;              // "accept" or "reject REASON"
+  std::string reference;           // the same, for the reference profile
+  std::string header;              // raw header text
+  std::string data;                // the data: line ("" for none)
+  std::vector<std::string> extra;  // more lines: tensor:, meta:, length:, pad-to:, ...
 };
 
 std::string reject(std::string_view reason) { return "reject " + std::string(reason); }
@@ -96,47 +109,47 @@ void walk_types(std::string& out) {
     {  // dtype
       Header h;
       h.dtype = text;
-      emit(out, {"dtype-" + name, in_position("dtype", form),
-                 form.is_string ? "ST-DTYPE-2" : "ST-DTYPE-1", reject("DTYPE_INVALID"),
-                 reject("DTYPE_INVALID"), h.text()});
+      emit(out, WalkCase{"dtype-" + name, in_position("dtype", form),
+                         form.is_string ? "ST-DTYPE-2" : "ST-DTYPE-1", reject("DTYPE_INVALID"),
+                         reject("DTYPE_INVALID"), h.text()});
     }
     {  // shape: [] is a scalar, valid once the range holds one byte
       Header h;
       h.shape = text;
       if (name == "empty-array") {
         h.offsets = "[0,1]";
-        emit(out, {"shape-" + name,
-                   "shape [] (a scalar, one element) over one byte",
-                   "ST-SHAPE-1, ST-SHAPE-2",
-                   "accept",
-                   "accept",
-                   h.text(),
-                   "hex 01",
-                   {R"(tensor: "t" U8 [] 0 1)", kBaseMeta}});
+        emit(out, WalkCase{"shape-" + name,
+                           "shape [] (a scalar, one element) over one byte",
+                           "ST-SHAPE-1, ST-SHAPE-2",
+                           "accept",
+                           "accept",
+                           h.text(),
+                           "hex 01",
+                           {R"(tensor: "t" U8 [] 0 1)", kBaseMeta}});
       } else {
-        emit(out, {"shape-" + name, in_position("shape", form), "ST-SHAPE-1",
-                   reject("SHAPE_INVALID"), reject("SHAPE_INVALID"), h.text()});
+        emit(out, WalkCase{"shape-" + name, in_position("shape", form), "ST-SHAPE-1",
+                           reject("SHAPE_INVALID"), reject("SHAPE_INVALID"), h.text()});
       }
     }
     if (!integer) {  // a shape element (an integer is the valid case)
       Header h;
       h.shape = "[" + text + "]";
-      emit(out, {"shape-element-" + name, in_position("the shape element", form),
-                 fraction ? "ST-NUM-1" : "ST-SHAPE-1", reject("SHAPE_INVALID"),
-                 reject("SHAPE_INVALID"), h.text()});
+      emit(out, WalkCase{"shape-element-" + name, in_position("the shape element", form),
+                         fraction ? "ST-NUM-1" : "ST-SHAPE-1", reject("SHAPE_INVALID"),
+                         reject("SHAPE_INVALID"), h.text()});
     }
     {  // data_offsets
       Header h;
       h.offsets = text;
-      emit(out, {"data-offsets-" + name, in_position("data_offsets", form), "ST-OFF-1",
-                 reject("OFFSETS_INVALID"), reject("OFFSETS_INVALID"), h.text()});
+      emit(out, WalkCase{"data-offsets-" + name, in_position("data_offsets", form), "ST-OFF-1",
+                         reject("OFFSETS_INVALID"), reject("OFFSETS_INVALID"), h.text()});
     }
     if (!integer) {  // begin and end
       Header begin;
       begin.offsets = "[" + text + ",2]";
-      emit(out, {"begin-" + name, in_position("the begin offset", form),
-                 fraction ? "ST-NUM-1" : "ST-OFF-1", reject("OFFSETS_INVALID"),
-                 reject("OFFSETS_INVALID"), begin.text()});
+      emit(out, WalkCase{"begin-" + name, in_position("the begin offset", form),
+                         fraction ? "ST-NUM-1" : "ST-OFF-1", reject("OFFSETS_INVALID"),
+                         reject("OFFSETS_INVALID"), begin.text()});
       Header end;
       end.offsets = "[0," + text + "]";
       emit(out,
@@ -149,79 +162,81 @@ void walk_types(std::string& out) {
       // Upstream reads an array entry element by element as [dtype, shape,
       // data_offsets]: "format" fails as a dtype before the length counts.
       const bool read_as_array_form = name == "array-of-strings";
-      emit(out, {"entry-" + name, in_position("the tensor entry", form),
-                 form.is_object ? "ST-ENT-2" : "ST-ENT-1", reject("TENSOR_INVALID"),
-                 reject(read_as_array_form ? "DTYPE_INVALID" : "TENSOR_INVALID"), h.text()});
+      emit(out,
+           WalkCase{"entry-" + name, in_position("the tensor entry", form),
+                    form.is_object ? "ST-ENT-2" : "ST-ENT-1", reject("TENSOR_INVALID"),
+                    reject(read_as_array_form ? "DTYPE_INVALID" : "TENSOR_INVALID"), h.text()});
     }
     {  // __metadata__: objects are valid; null is absent to upstream
       Header h;
       h.metadata = text;
       if (name == "empty-object") {
-        emit(out, {"metadata-" + name,
-                   "__metadata__ {}: present and empty",
-                   "ST-META-1",
-                   "accept",
-                   "accept",
-                   h.text(),
-                   std::string(kData),
-                   {kBaseTensor, "metadata: empty"}});
+        emit(out, WalkCase{"metadata-" + name,
+                           "__metadata__ {}: present and empty",
+                           "ST-META-1",
+                           "accept",
+                           "accept",
+                           h.text(),
+                           std::string(kData),
+                           {kBaseTensor, "metadata: empty"}});
       } else if (name == "object") {
-        emit(out, {"metadata-" + name,
-                   R"(__metadata__ {"a":"b"})",
-                   "ST-META-1, ST-META-2",
-                   "accept",
-                   "accept",
-                   h.text(),
-                   std::string(kData),
-                   {kBaseTensor, R"(meta: "a" "b")"}});
+        emit(out, WalkCase{"metadata-" + name,
+                           R"(__metadata__ {"a":"b"})",
+                           "ST-META-1, ST-META-2",
+                           "accept",
+                           "accept",
+                           h.text(),
+                           std::string(kData),
+                           {kBaseTensor, R"(meta: "a" "b")"}});
       } else if (name == "null") {
-        emit(out, {"metadata-" + name,
-                   "__metadata__ null: strict rejects, upstream reads none",
-                   "ST-META-1",
-                   reject("METADATA_INVALID"),
-                   "accept",
-                   h.text(),
-                   std::string(kData),
-                   {kBaseTensor}});
+        emit(out, WalkCase{"metadata-" + name,
+                           "__metadata__ null: strict rejects, upstream reads none",
+                           "ST-META-1",
+                           reject("METADATA_INVALID"),
+                           "accept",
+                           h.text(),
+                           std::string(kData),
+                           {kBaseTensor}});
       } else {
-        emit(out, {"metadata-" + name, in_position("__metadata__", form), "ST-META-1",
-                   reject("METADATA_INVALID"), reject("METADATA_INVALID"), h.text()});
+        emit(out, WalkCase{"metadata-" + name, in_position("__metadata__", form), "ST-META-1",
+                           reject("METADATA_INVALID"), reject("METADATA_INVALID"), h.text()});
       }
     }
     {  // a metadata value
       Header h;
       h.metadata = R"({"format":)" + text + "}";
       if (form.is_string) {
-        emit(out, {"metadata-value-" + name,
-                   R"(the metadata value "x")",
-                   "ST-META-2",
-                   "accept",
-                   "accept",
-                   h.text(),
-                   std::string(kData),
-                   {kBaseTensor, R"(meta: "format" "x")"}});
+        emit(out, WalkCase{"metadata-value-" + name,
+                           R"(the metadata value "x")",
+                           "ST-META-2",
+                           "accept",
+                           "accept",
+                           h.text(),
+                           std::string(kData),
+                           {kBaseTensor, R"(meta: "format" "x")"}});
       } else {
-        emit(out, {"metadata-value-" + name, in_position("a metadata value", form), "ST-META-2",
-                   reject("METADATA_INVALID"), reject("METADATA_INVALID"), h.text()});
+        emit(out,
+             WalkCase{"metadata-value-" + name, in_position("a metadata value", form), "ST-META-2",
+                      reject("METADATA_INVALID"), reject("METADATA_INVALID"), h.text()});
       }
     }
     {  // the whole header
       if (name == "empty-object") {
-        emit(out, {"top-level-" + name,
-                   "the header {} and no data: a file of no tensors",
-                   "ST-HDR-2, ST-LAY-4",
-                   "accept",
-                   "accept",
-                   text,
-                   "",
-                   {"tensors: none"}});
+        emit(out, WalkCase{"top-level-" + name,
+                           "the header {} and no data: a file of no tensors",
+                           "ST-HDR-2, ST-LAY-4",
+                           "accept",
+                           "accept",
+                           text,
+                           "",
+                           {"tensors: none"}});
       } else if (name == "object") {
         emit(out,
              {"top-level-" + name, R"(the header {"a":"b"}: "a" names an entry that is a string)",
               "ST-ENT-1", reject("TENSOR_INVALID"), reject("TENSOR_INVALID"), text, ""});
       } else {
-        emit(out, {"top-level-" + name, in_position("the whole header", form), "ST-HDR-2",
-                   reject("HEADER_BAD_START"), reject("HEADER_NOT_JSON"), text, ""});
+        emit(out, WalkCase{"top-level-" + name, in_position("the whole header", form), "ST-HDR-2",
+                           reject("HEADER_BAD_START"), reject("HEADER_NOT_JSON"), text, ""});
       }
     }
   }
@@ -229,12 +244,12 @@ void walk_types(std::string& out) {
   Header tensor_key;
   std::string text = tensor_key.text();
   text.replace(text.find(R"("t":)"), 3, "7");
-  emit(out, {"tensor-name-integer", "a tensor name written as the integer 7", "ST-HDR-3",
-             reject("HEADER_NOT_JSON"), reject("HEADER_NOT_JSON"), text});
+  emit(out, WalkCase{"tensor-name-integer", "a tensor name written as the integer 7", "ST-HDR-3",
+                     reject("HEADER_NOT_JSON"), reject("HEADER_NOT_JSON"), text});
   Header metadata_key;
   metadata_key.metadata = R"({7:"pt"})";
-  emit(out, {"metadata-key-integer", "a metadata key written as the integer 7", "ST-HDR-3",
-             reject("HEADER_NOT_JSON"), reject("HEADER_NOT_JSON"), metadata_key.text()});
+  emit(out, WalkCase{"metadata-key-integer", "a metadata key written as the integer 7", "ST-HDR-3",
+                     reject("HEADER_NOT_JSON"), reject("HEADER_NOT_JSON"), metadata_key.text()});
 }
 
 // Every spelling of the value in a numeric position, the rest unchanged: a
@@ -313,35 +328,37 @@ void walk_wide_integers(std::string& out) {
     shape.shape = "[" + v + ",0]";
     shape.offsets = "[0,0]";
     if (w.fits_u64) {
-      emit(out, {"shape-element-" + name,
-                 "shape [" + v + ",0]: a wide dimension times zero",
-                 "ST-NUM-2, ST-SHAPE-2",
-                 "accept",
-                 "accept",
-                 shape.text(),
-                 "",
-                 {R"(tensor: "t" U8 [)" + v + R"(,0] 0 0)", kBaseMeta}});
+      emit(out, WalkCase{"shape-element-" + name,
+                         "shape [" + v + ",0]: a wide dimension times zero",
+                         "ST-NUM-2, ST-SHAPE-2",
+                         "accept",
+                         "accept",
+                         shape.text(),
+                         "",
+                         {R"(tensor: "t" U8 [)" + v + R"(,0] 0 0)", kBaseMeta}});
     } else {
-      emit(out, {"shape-element-" + name, "the shape element " + v + ", one past u64", "ST-NUM-2",
-                 reject("SHAPE_INVALID"), reject("SHAPE_INVALID"), shape.text(), ""});
+      emit(out, WalkCase{"shape-element-" + name, "the shape element " + v + ", one past u64",
+                         "ST-NUM-2", reject("SHAPE_INVALID"), reject("SHAPE_INVALID"), shape.text(),
+                         ""});
     }
     Header begin;
     begin.shape = "[0]";
     begin.offsets = "[" + v + "," + v + "]";
-    emit(out, {"begin-" + name,
-               "an empty tensor at offset " + v +
-                   (w.fits_u64 ? ", past the end of the buffer" : ", one past u64"),
-               w.fits_u64 ? "ST-LAY-1" : "ST-NUM-2",
-               reject(w.fits_u64 ? "OFFSET_OUT_OF_BOUNDS" : "OFFSETS_INVALID"),
-               reject(w.fits_u64 ? "OFFSET_OUT_OF_BOUNDS" : "OFFSETS_INVALID"), begin.text(), ""});
+    emit(out, WalkCase{"begin-" + name,
+                       "an empty tensor at offset " + v +
+                           (w.fits_u64 ? ", past the end of the buffer" : ", one past u64"),
+                       w.fits_u64 ? "ST-LAY-1" : "ST-NUM-2",
+                       reject(w.fits_u64 ? "OFFSET_OUT_OF_BOUNDS" : "OFFSETS_INVALID"),
+                       reject(w.fits_u64 ? "OFFSET_OUT_OF_BOUNDS" : "OFFSETS_INVALID"),
+                       begin.text(), ""});
     Header end;
     end.offsets = "[0," + v + "]";
-    emit(out, {"end-" + name,
-               "the end offset " + v +
-                   (w.fits_u64 ? " for a 2-byte tensor: the wrong size" : ", one past u64"),
-               w.fits_u64 ? "ST-SIZE-3" : "ST-NUM-2",
-               reject(w.fits_u64 ? "SIZE_MISMATCH" : "OFFSETS_INVALID"),
-               reject(w.fits_u64 ? "SIZE_MISMATCH" : "OFFSETS_INVALID"), end.text()});
+    emit(out, WalkCase{"end-" + name,
+                       "the end offset " + v +
+                           (w.fits_u64 ? " for a 2-byte tensor: the wrong size" : ", one past u64"),
+                       w.fits_u64 ? "ST-SIZE-3" : "ST-NUM-2",
+                       reject(w.fits_u64 ? "SIZE_MISMATCH" : "OFFSETS_INVALID"),
+                       reject(w.fits_u64 ? "SIZE_MISMATCH" : "OFFSETS_INVALID"), end.text()});
   }
 }
 
@@ -353,42 +370,45 @@ void walk_lengths(std::string& out) {
   for (const unsigned bits : mutate::kLengthPrefixCuts) {
     const std::uint64_t length = n + (std::uint64_t{1} << bits);
     const bool too_large = length > kHeaderLimit;
-    emit(out, {"length-plus-2-pow-" + std::to_string(bits),
-               "N = " + std::to_string(n) + " + 2^" + std::to_string(bits) + ": read in " +
-                   std::to_string(bits) + " bits (or as a " +
-                   (bits >= 53 ? "double" : "narrower integer") + ") it is the header's length",
-               too_large ? "ST-LEN-2" : "ST-LEN-3",
-               reject(too_large ? "HEADER_TOO_LARGE" : "HEADER_LENGTH_EXCEEDS_FILE"),
-               reject(too_large ? "HEADER_TOO_LARGE" : "HEADER_LENGTH_EXCEEDS_FILE"),
-               base,
-               std::string(kData),
-               {"length: " + std::to_string(length)}});
+    emit(out,
+         WalkCase{"length-plus-2-pow-" + std::to_string(bits),
+                  "N = " + std::to_string(n) + " + 2^" + std::to_string(bits) + ": read in " +
+                      std::to_string(bits) + " bits (or as a " +
+                      (bits >= 53 ? "double" : "narrower integer") + ") it is the header's length",
+                  too_large ? "ST-LEN-2" : "ST-LEN-3",
+                  reject(too_large ? "HEADER_TOO_LARGE" : "HEADER_LENGTH_EXCEEDS_FILE"),
+                  reject(too_large ? "HEADER_TOO_LARGE" : "HEADER_LENGTH_EXCEEDS_FILE"),
+                  base,
+                  std::string(kData),
+                  {"length: " + std::to_string(length)}});
   }
-  emit(out, {"length-at-limit",
-             "N = 100,000,000, the upstream limit, on a short file",
-             "ST-LEN-3",
-             reject("HEADER_LENGTH_EXCEEDS_FILE"),
-             reject("HEADER_LENGTH_EXCEEDS_FILE"),
-             base,
-             std::string(kData),
-             {"length: " + std::to_string(kHeaderLimit)}});
-  emit(out, {"length-past-limit",
-             "N = 100,000,001, one past the upstream limit",
-             "ST-LEN-2",
-             reject("HEADER_TOO_LARGE"),
-             reject("HEADER_TOO_LARGE"),
-             base,
-             std::string(kData),
-             {"length: " + std::to_string(kHeaderLimit + 1)}});
-  for (const std::uint64_t size : {255, 256, 257, 65536}) {
-    emit(out, {"header-length-" + std::to_string(size),
-               "a valid header padded with spaces to exactly " + std::to_string(size) + " bytes",
-               "ST-LEN-3, ST-HDR-4",
-               "accept",
-               "accept",
-               base,
-               std::string(kData),
-               {kBaseTensor, kBaseMeta, "pad-to: " + std::to_string(size)}});
+  emit(out, WalkCase{"length-at-limit",
+                     "N = 100,000,000, the upstream limit, on a short file",
+                     "ST-LEN-3",
+                     reject("HEADER_LENGTH_EXCEEDS_FILE"),
+                     reject("HEADER_LENGTH_EXCEEDS_FILE"),
+                     base,
+                     std::string(kData),
+                     {"length: " + std::to_string(kHeaderLimit)}});
+  emit(out, WalkCase{"length-past-limit",
+                     "N = 100,000,001, one past the upstream limit",
+                     "ST-LEN-2",
+                     reject("HEADER_TOO_LARGE"),
+                     reject("HEADER_TOO_LARGE"),
+                     base,
+                     std::string(kData),
+                     {"length: " + std::to_string(kHeaderLimit + 1)}});
+  for (const std::uint64_t size :
+       {std::uint64_t{255}, std::uint64_t{256}, std::uint64_t{257}, std::uint64_t{65536}}) {
+    emit(out,
+         WalkCase{"header-length-" + std::to_string(size),
+                  "a valid header padded with spaces to exactly " + std::to_string(size) + " bytes",
+                  "ST-LEN-3, ST-HDR-4",
+                  "accept",
+                  "accept",
+                  base,
+                  std::string(kData),
+                  {kBaseTensor, kBaseMeta, "pad-to: " + std::to_string(size)}});
   }
 }
 
