@@ -63,8 +63,7 @@ base::Result<const LibArchive*> libarchive() {
     const bool all =
         resolve(handle, "archive_write_new", lib.write_new) &&
         resolve(handle, "archive_write_free", lib.write_free) &&
-        resolve(handle, "archive_write_set_format_pax_restricted",
-                lib.set_format_pax_restricted) &&
+        resolve(handle, "archive_write_set_format_pax_restricted", lib.set_format_pax_restricted) &&
         resolve(handle, "archive_write_add_filter_gzip", lib.add_filter_gzip) &&
         resolve(handle, "archive_write_set_filter_option", lib.set_filter_option) &&
         resolve(handle, "archive_write_set_bytes_in_last_block", lib.set_bytes_in_last_block) &&

@@ -51,7 +51,8 @@ std::string junit_xml(std::span<const ReaderRun> runs) {
     const Counts counts = count_results(run);
     tests += counts.total;
     failures += counts.failing;
-    skipped += counts.xfail;
+    const std::size_t not_applicable = counts.per_grade[grade_index(Grade::kNotApplicable)];
+    skipped += counts.xfail + not_applicable;
     double total_ms = 0;
     std::string cases;
     for (const CaseResult& result : run.results) {
@@ -83,6 +84,11 @@ std::string junit_xml(std::span<const ReaderRun> runs) {
       } else if (result.expectation == Expectation::kExpectedFailure) {
         cases += ">\n      <skipped message=\"expected failure: " + std::string(grade) +
                  "\"/>\n    </testcase>\n";
+      } else if (result.grade == Grade::kNotApplicable) {
+        // Neither passed nor failed: newer than the release the reader implements.
+        cases +=
+            ">\n      <skipped message=\"not applicable: the case pins a newer upstream "
+            "release than the reader implements\"/>\n    </testcase>\n";
       } else if (result.expectation == Expectation::kUnexpectedPass) {
         cases += ">\n      <system-out>XPASS: listed as an expected failure, but " +
                  std::string(grade) + "</system-out>\n    </testcase>\n";
@@ -106,9 +112,9 @@ std::string junit_xml(std::span<const ReaderRun> runs) {
     errors += suite_errors;
     suites += "  <testsuite name=\"" + name + "\" tests=\"" + std::to_string(suite_tests) +
               "\" failures=\"" + std::to_string(counts.failing) + "\" errors=\"" +
-              std::to_string(suite_errors) + "\" skipped=\"" + std::to_string(counts.xfail) +
-              "\" time=\"" + seconds_text(total_ms) + "\">\n" + properties + cases +
-              "  </testsuite>\n";
+              std::to_string(suite_errors) + "\" skipped=\"" +
+              std::to_string(counts.xfail + not_applicable) + "\" time=\"" +
+              seconds_text(total_ms) + "\">\n" + properties + cases + "  </testsuite>\n";
   }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"stguard conform\" "
          "tests=\"" +

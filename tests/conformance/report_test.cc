@@ -17,6 +17,7 @@
 
 #include "base/text.h"
 #include "conformance/report/html.h"
+#include "conformance/report/jsonl.h"
 #include "conformance/report/junit.h"
 #include "conformance/report/markdown.h"
 #include "conformance/report/tally.h"
@@ -628,6 +629,51 @@ TEST(ConformReportMarkdown, EscapesTableCells) {
   EXPECT_EQ(markdown.find(std::string(130, 'z')), std::string::npos);  // cut at ~120
   EXPECT_NE(markdown.find("pipe\\|name"), std::string::npos);
   EXPECT_EQ(markdown.find("<br>"), std::string::npos);
+}
+
+// The report card: each format shows the rules a reader breaks with the
+// failing cases under each, and NOT_APPLICABLE apart from passes and
+// failures.
+TEST(ConformReport, RulesBrokenAndNotApplicableInEveryFormat) {
+  CaseResult gap = make_case("layout/gap", "reject", Grade::kFailShouldReject, "accept");
+  gap.rules = {"ST-LAY-2"};
+  CaseResult overlap = make_case("layout/overlap", "reject", Grade::kFailShouldReject, "accept");
+  overlap.rules = {"ST-LAY-3", "ST-LAY-2"};
+  CaseResult fine = make_case("layout/fine", "accept", Grade::kPass, "accept");
+  fine.rules = {"ST-LAY-2"};
+  CaseResult newer = make_case("dtypes/f4", "accept", Grade::kNotApplicable, "reject");
+  newer.rules = {"ST-DTYPE-2"};
+  const std::vector<ReaderRun> runs = {make_reader("old", {gap, overlap, fine, newer})};
+
+  const std::vector<stguard::conformance::BrokenRule> broken =
+      stguard::conformance::broken_rules(runs[0]);
+  ASSERT_EQ(broken.size(), 2u);
+  EXPECT_EQ(broken[0].rule, "ST-LAY-2");
+  ASSERT_EQ(broken[0].failures.size(), 2u);
+  EXPECT_EQ(broken[0].failures[0]->case_id, "layout/gap");
+  EXPECT_EQ(broken[1].rule, "ST-LAY-3");
+
+  const std::string text = stguard::conformance::text_summary(runs);
+  EXPECT_NE(text.find("4 cases, 2 failing"), std::string::npos) << text;
+  EXPECT_NE(text.find("NOT_APPLICABLE 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("rules broken (docs/spec.md): 2\n    ST-LAY-2    2 cases: layout/gap, "
+                      "layout/overlap\n    ST-LAY-3    1 case: layout/overlap\n"),
+            std::string::npos)
+      << text;
+  const std::string markdown = stguard::conformance::markdown_matrix(runs, sample_info());
+  EXPECT_NE(markdown.find("| old | ST-LAY-2 | 2 | `layout/gap`, `layout/overlap` |"),
+            std::string::npos)
+      << markdown;
+  const std::string xml = stguard::conformance::junit_xml(runs);
+  EXPECT_NE(xml.find("failures=\"2\" errors=\"0\" skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"not applicable"), std::string::npos) << xml;
+  const std::string lines = stguard::conformance::json_lines(runs);
+  EXPECT_NE(lines.find("\"rules\":[\"ST-LAY-3\",\"ST-LAY-2\"]"), std::string::npos) << lines;
+  const auto back = stguard::conformance::read_json_lines(lines);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(stguard::conformance::broken_rules((*back)[0]).size(), 2u);
+  const std::string html = stguard::conformance::html_matrix(runs, sample_info());
+  EXPECT_NE(html.find("\"rules\":[\"ST-LAY-3\",\"ST-LAY-2\"]"), std::string::npos);
 }
 
 }  // namespace
