@@ -18,6 +18,38 @@ namespace {
 constexpr std::size_t kRadixSortFrom = 2048;
 constexpr unsigned kRadixBits = 11;  // 2048 buckets: the counts stay in L1
 
+// The bits in which some of the items' begins differ; 0 when all are equal.
+// Only those decide the order, so the radix passes cover no others.
+template <typename Items, typename BeginOf>
+std::uint64_t varying_begin_bits(const Items& items, BeginOf begin_of) noexcept {
+  std::uint64_t any = 0;
+  std::uint64_t all = ~std::uint64_t{0};
+  for (const auto& item : items) {
+    any |= begin_of(item);
+    all &= begin_of(item);
+  }
+  return any & ~all;
+}
+
+// One stable counting-sort pass of `items` on the kRadixBits-wide digit of
+// key_of(item) at `shift`, through `buffer` (as large as `items`; the two
+// are swapped) and `counts` (2^kRadixBits entries).
+template <typename T, typename KeyOf>
+void radix_pass(std::vector<T>& items, std::vector<T>& buffer, std::vector<std::uint32_t>& counts,
+                unsigned shift, KeyOf key_of) {
+  constexpr std::uint64_t kMask = (std::uint64_t{1} << kRadixBits) - 1;
+  std::fill(counts.begin(), counts.end(), 0);
+  for (const T& item : items) ++counts[(key_of(item) >> shift) & kMask];
+  std::uint32_t total = 0;
+  for (std::uint32_t& c : counts) {
+    const std::uint32_t here = c;
+    c = total;
+    total += here;
+  }
+  for (const T& item : items) buffer[counts[(key_of(item) >> shift) & kMask]++] = item;
+  items.swap(buffer);
+}
+
 // A tensor's name for a message. Reading it again may decode escapes into
 // `scratch`, which must outlive the message() call that quotes it.
 Quoted tensor_name(const ScannedHeader& h, std::size_t index, std::string& scratch) {
@@ -199,13 +231,8 @@ void sort_few_spans(std::vector<Span>& spans) {
 // bits together; sort_spans then does the work.
 bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, LayoutWalk& walk) {
   const std::size_t n = tensors.size();
-  std::uint64_t any = 0;
-  std::uint64_t all = ~std::uint64_t{0};
-  for (const TensorRecord& t : tensors) {
-    any |= t.begin;
-    all &= t.begin;
-  }
-  const std::uint64_t varying = any & ~all;
+  const std::uint64_t varying =
+      varying_begin_bits(tensors, [](const TensorRecord& t) { return t.begin; });
   const unsigned lowest = varying == 0 ? 0 : static_cast<unsigned>(std::countr_zero(varying));
   const unsigned width = varying == 0 ? 0 : static_cast<unsigned>(std::bit_width(varying)) - lowest;
   const auto index_bits = static_cast<unsigned>(std::bit_width(n - 1));  // n >= 2
@@ -220,18 +247,8 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, LayoutWalk& 
   // Stable passes from index order: equal begins stay in document order.
   std::vector<std::uint64_t> buffer(n);
   std::vector<std::uint32_t> counts(std::size_t{1} << kRadixBits);
-  constexpr std::uint64_t kMask = (std::uint64_t{1} << kRadixBits) - 1;
   for (unsigned shift = index_bits; shift < index_bits + width; shift += kRadixBits) {
-    std::fill(counts.begin(), counts.end(), 0);
-    for (const std::uint64_t k : keys) ++counts[(k >> shift) & kMask];
-    std::uint32_t total = 0;
-    for (std::uint32_t& c : counts) {
-      const std::uint32_t here = c;
-      c = total;
-      total += here;
-    }
-    for (const std::uint64_t k : keys) buffer[counts[(k >> shift) & kMask]++] = k;
-    keys.swap(buffer);
+    radix_pass(keys, buffer, counts, shift, [](std::uint64_t k) { return k; });
   }
   // Runs of equal begins into operator<'s order: by end, then index.
   for (auto run = keys.begin(); run != keys.end();) {
@@ -275,28 +292,12 @@ void sort_spans(std::vector<Span>& spans) {
   // their low bits (tensor sizes are multiples of 2^13 and more), which
   // takes the checkpoint benchmark's sorts from four passes to three. (Wider
   // digits, for two passes, measured no faster: their counts leave L1.)
-  std::uint64_t any = 0;
-  std::uint64_t all = ~std::uint64_t{0};
-  for (const Span& s : spans) {
-    any |= s.begin;
-    all &= s.begin;
-  }
-  const std::uint64_t varying = any & ~all;
+  const std::uint64_t varying = varying_begin_bits(spans, [](const Span& s) { return s.begin; });
   const unsigned lowest = varying == 0 ? 64 : static_cast<unsigned>(std::countr_zero(varying));
   std::vector<Span> buffer(spans.size());
   std::vector<std::uint32_t> counts(std::size_t{1} << kRadixBits);
-  constexpr std::uint64_t kMask = (std::uint64_t{1} << kRadixBits) - 1;
   for (unsigned shift = lowest; shift < 64 && (varying >> shift) != 0; shift += kRadixBits) {
-    std::fill(counts.begin(), counts.end(), 0);
-    for (const Span& s : spans) ++counts[(s.begin >> shift) & kMask];
-    std::uint32_t total = 0;
-    for (std::uint32_t& c : counts) {
-      const std::uint32_t here = c;
-      c = total;
-      total += here;
-    }
-    for (const Span& s : spans) buffer[counts[(s.begin >> shift) & kMask]++] = s;
-    spans.swap(buffer);
+    radix_pass(spans, buffer, counts, shift, [](const Span& s) { return s.begin; });
   }
   sort_equal_begins(spans);
 }
