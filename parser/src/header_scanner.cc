@@ -83,26 +83,30 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     }
   }
   const bool scanned = read_document(out);
-  if (strict() && !names_ascending_) {
-    // A repeated tensor name is a fault at the repeat, so it wins over any
-    // fault the scan found later, and over every check after the scan. Every
-    // name recorded so far precedes the scan's fault (a name is recorded
-    // before its entry is read), so the first repeat among them is the one
-    // a check at each name would have stopped at.
-    std::string scratch;
-    const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
-      return out.name(i, compare_scratch_) == out.name(j, scratch);
-    });
-    if (repeat) {
-      const auto [first, second] = *repeat;
-      const TensorRecord& t = out.tensors[second];
-      return lex_.fail(
-          Reason::kDuplicateKey, lex_.begin() + (t.header_offset - lex_.file_base()),
-          message("tensor name ", Quoted{out.name(second, scratch)},
-                  " appears twice (first at byte ", out.tensors[first].header_offset, ")"));
-    }
+  if (names_ascending_ || merging_while_scanning_) return scanned;
+  // Every name recorded so far precedes the scan's fault, if any (a name is
+  // recorded before its entry is read). The first repeat among them is the
+  // one a lookup at each name would have met first.
+  std::string scratch;
+  const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
+    return out.name(i, compare_scratch_) == out.name(j, scratch);
+  });
+  if (!repeat) return scanned;
+  if (!strict()) {
+    // Nothing but the tensor cap depends on the merge while scanning (and the
+    // cap merged as it was reached, read_document), so a failed scan's fault
+    // stands, and a whole header's records are merged now.
+    if (scanned) merge_repeated_names();
+    return scanned;
   }
-  return scanned;
+  // Strict: a repeated tensor name is a fault at the repeat, so it wins over
+  // any fault the scan found later, and over every check after the scan.
+  const auto [first, second] = *repeat;
+  const TensorRecord& t = out.tensors[second];
+  return lex_.fail(
+      Reason::kDuplicateKey, lex_.begin() + (t.header_offset - lex_.file_base()),
+      message("tensor name ", Quoted{out.name(second, scratch)}, " appears twice (first at byte ",
+              out.tensors[first].header_offset, ")"));
 }
 
 bool HeaderScanner::names_still_ascending(std::string_view name, bool decoded) {
@@ -135,20 +139,36 @@ void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
   name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
 }
 
-void HeaderScanner::index_earlier_names() {
-  const std::size_t count = out_->tensors.size() - 1;  // all but the record just added
+void HeaderScanner::merge_repeated_names() {
+  std::vector<TensorRecord>& tensors = out_->tensors;
   // The table is probed at random, so it is sized for typical entries (~128
   // header bytes) rather than the worst case: growing it re-inserts every
   // name, but an oversized table misses the cache on every probe.
   const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
   if (header_size / 64 <= limits_.max_tensors) tensor_names_.reserve(header_size / 128);
+  const auto name_of = [this](std::uint32_t j) { return out_->name(j, compare_scratch_); };
+  // The hashes, when every record has one (names were out of order from the
+  // second on), are the table's own (NameIndex::hash_and_prefetch).
+  const bool hashed = name_hashes_.size() == tensors.size();
   std::string scratch;
-  for (std::size_t i = 0; i < count; ++i) {
-    // Ascending names are all different: every one is new to the table.
-    tensor_names_.find_or_insert(
-        out_->name(i, scratch), static_cast<std::uint32_t>(i),
-        [this](std::uint32_t j) { return out_->name(j, compare_scratch_); });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::string_view name = out_->name(i, scratch);
+    const std::uint32_t hash =
+        hashed ? name_hashes_[i] : static_cast<std::uint32_t>(hash_name(name));
+    // Records move only down (kept <= i), and a record replaced keeps its
+    // name, so name_of reads the right name at every merged index.
+    const std::uint32_t existing =
+        tensor_names_.find_or_insert(hash, name, static_cast<std::uint32_t>(kept), name_of);
+    const std::size_t to = existing != NameIndex::kAbsent ? existing : kept++;
+    if (to == i) continue;
+    // Upstream collects entries into a HashMap: the last one wins, in the
+    // place of the first. The earlier entry had to be well-typed all the same.
+    tensors[to] = tensors[i];
+    if (out_->keep_details) out_->details[to] = out_->details[i];
   }
+  tensors.resize(kept);
+  if (out_->keep_details) out_->details.resize(kept);
 }
 
 std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
@@ -238,16 +258,20 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
           // Repeated names are found after the scan (see scan()).
           note_name_for_repeats(name, key.decoded);
           if (!read_tensor_entry(tensor, name)) return false;
-        } else if (names_still_ascending(name, key.decoded)) {
-          // No earlier name can equal this one: nothing to merge, and no
-          // table to keep until the names leave their order.
+        } else if (!merging_while_scanning_) {
+          // Repeated names are merged after the scan (see scan()), so the
+          // scan probes no table of every name.
+          note_name_for_repeats(name, key.decoded);
           if (!read_tensor_entry(tensor, name)) return false;
-          if (tensors.size() > limits_.max_tensors) return fail_too_many(key_at);
-        } else {
-          if (!table_built_) {
-            index_earlier_names();
-            table_built_ = true;
+          if (tensors.size() > limits_.max_tensors) {
+            if (names_ascending_) return fail_too_many(key_at);  // no repeats
+            // The cap counts merged tensors, and records count repeats too:
+            // merge them now, and from here on as each name is read.
+            merge_repeated_names();
+            merging_while_scanning_ = true;
+            if (tensors.size() > limits_.max_tensors) return fail_too_many(key_at);
           }
+        } else {
           // The lookup comes after the entry is read so that the prefetched
           // hash slot has arrived by then (see NameIndex).
           const std::uint32_t hash = tensor_names_.hash_and_prefetch(name);

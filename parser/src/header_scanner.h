@@ -119,18 +119,23 @@ class HeaderScanner {
   TensorDetail* detail_ = nullptr;  // the current tensor's, when details are kept
   // While every tensor name is greater than the one before (writers sort
   // them), no name can repeat, so neither profile hashes any: strict keeps
-  // no hashes for its repeat check, the reference profile no table for its
+  // no hashes for its repeat check, the reference profile none for its
   // last-wins merge. True while `name` (the record just added) keeps that
   // order; from the first name out of order on, false.
   bool names_still_ascending(std::string_view name, bool decoded);
-  // Strict: hashes for the check for repeated names after the scan, one per
-  // tensor in document order, from the first name out of order on.
+  // Hashes for the search for repeated names after the scan (strict: the
+  // fault; reference: the merge), one per tensor in document order, from the
+  // first name out of order on.
   void note_name_for_repeats(std::string_view name, bool decoded);
-  // Reference: at the first name out of order, puts every earlier one in
-  // tensor_names_.
-  void index_earlier_names();
+  // Reference: merges the records read so far the way upstream's map does
+  // (each name at its first place, with its last entry), leaving every name
+  // in tensor_names_ at its merged index.
+  void merge_repeated_names();
   bool names_ascending_ = true;
-  bool table_built_ = false;
+  // Reference: repeats are merged as each name is read (tensor_names_), not
+  // after the scan. Set once the records outnumber max_tensors, which counts
+  // the merged tensors.
+  bool merging_while_scanning_ = false;
   std::string_view previous_name_;
   std::string previous_name_copy_;  // previous_name_ when it had escapes
   std::vector<std::uint32_t> name_hashes_;

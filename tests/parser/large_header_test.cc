@@ -409,6 +409,68 @@ TEST(LargeHeader, RepeatAmongSortedNames) {
                 header_at(plain, "\"w.03000\""));
 }
 
+// Reference: repeats are merged as upstream's map does, each name in the place
+// of its first entry with the content of its last, whether the merge happens
+// after the scan (no tensor cap) or while scanning (from the point where the
+// entries outnumber the cap, which counts merged tensors). Names out of order
+// from the eleventh on ("model.layers.10" < "model.layers.2").
+TEST(LargeHeader, ReferenceMergesRepeatsInPlaceOfTheFirst) {
+  LargeHeader h;
+  // Three repeats, the last of them after the point where a cap of 4,997
+  // merged tensors makes the scan merge as it goes. The first entries of the
+  // three names are empty, so the merged layout still tiles.
+  const std::pair<std::size_t, std::size_t> repeats[] = {{10, 50}, {30, 2000}, {40, kCount - 1}};
+  for (const auto& [first, repeat] : repeats) {
+    h.entries[first].bytes = 0;
+    h.entries[repeat].name = name_of(first);
+  }
+  const std::string text = h.text();
+  const File file = file_of(h);
+  ExpectRejects(file, Profile::kStrict, Reason::kDuplicateKey,
+                header_at(text, "\"" + name_of(10) + "\"", 1));
+
+  // Where each entry's data lies, in document order.
+  std::vector<std::uint64_t> begins;
+  std::uint64_t offset = 0;
+  for (const Entry& e : h.entries) {
+    begins.push_back(offset);
+    offset += e.bytes;
+  }
+  auto expect_merged = [&](const stguard::ParseOptions& options) {
+    const auto header = ExpectAccepts(file, options);
+    ASSERT_TRUE(header.has_value());
+    ASSERT_EQ(header->tensors.size(), kCount - 3);
+    std::size_t next = 0;  // the merged tensor each entry that keeps its place becomes
+    for (std::size_t i = 0; i < kCount; ++i) {
+      if (i == 50 || i == 2000 || i == kCount - 1) continue;
+      SCOPED_TRACE("entry " + std::to_string(i));
+      const stguard::TensorInfo& t = header->tensors[next++];
+      EXPECT_EQ(t.name, name_of(i));
+      std::size_t last = i;  // the entry whose content the tensor has
+      for (const auto& [first, repeat] : repeats) {
+        if (first == i) last = repeat;
+      }
+      EXPECT_EQ(t.begin, begins[last]);
+      EXPECT_EQ(t.header_offset, header_at(text, "\"" + name_of(i) + "\"", last == i ? 0 : 1));
+      if (::testing::Test::HasFailure()) return;
+    }
+  };
+  {
+    SCOPED_TRACE("no cap: merged after the scan");
+    expect_merged(options_for(Profile::kReference));
+  }
+  stguard::ParseOptions capped = options_for(Profile::kReference);
+  capped.limits.max_tensors = kCount - 3;
+  {
+    SCOPED_TRACE("a cap of exactly the merged count: merged while scanning");
+    expect_merged(capped);
+  }
+  // One fewer: the last new name (the last entry is a repeat) is one too many.
+  capped.limits.max_tensors = kCount - 4;
+  ExpectRejects(file, capped, Reason::kLimitExceeded,
+                header_at(text, "\"" + name_of(kCount - 2) + "\""));
+}
+
 TEST(LargeHeader, EveryNameTheSame) {
   LargeHeader h;
   for (Entry& e : h.entries) e.name = "a";
