@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "noop_sax.h"
 #include "stguard/header.h"
 #include "synthetic_header.h"
 
@@ -50,25 +51,7 @@ const SyntheticHeader& cached_header(std::uint64_t tensors, bool shuffled) {
   return it->second;
 }
 
-// Accepts everything, keeps nothing: the cost of tokenising alone.
-struct NoOpSax {
-  bool null() { return true; }
-  bool boolean(bool /*value*/) { return true; }
-  bool number_integer(std::int64_t /*value*/) { return true; }
-  bool number_unsigned(std::uint64_t /*value*/) { return true; }
-  bool number_float(double /*value*/, const std::string& /*text*/) { return true; }
-  bool string(std::string& /*value*/) { return true; }
-  bool binary(nlohmann::json::binary_t& /*value*/) { return true; }
-  bool start_object(std::size_t /*elements*/) { return true; }
-  bool key(std::string& /*value*/) { return true; }
-  bool end_object() { return true; }
-  bool start_array(std::size_t /*elements*/) { return true; }
-  bool end_array() { return true; }
-  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
-                   const nlohmann::detail::exception& /*ex*/) {
-    return false;
-  }
-};
+using stguard::bench::NoOpSax;
 
 void set_counters(benchmark::State& state, const SyntheticHeader& h) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
