@@ -1,7 +1,6 @@
 // base/git_blob.cc: the git blob hash through libcrypto's EVP SHA-1.
 #include "base/git_blob.h"
 
-#include <openssl/evp.h>
 #include <sys/stat.h>
 
 #include <memory>
@@ -10,6 +9,7 @@
 
 #include "base/file_io.h"
 #include "base/hex.h"
+#include "base/libcrypto.h"
 
 namespace stguard::base {
 namespace {
@@ -17,16 +17,17 @@ namespace {
 constexpr std::size_t kReadBuffer = std::size_t{1} << 20;
 
 struct ContextDeleter {
-  void operator()(EVP_MD_CTX* context) const noexcept { EVP_MD_CTX_free(context); }
+  void operator()(EVP_MD_CTX* context) const noexcept { libcrypto().md_ctx_free(context); }
 };
 using Context = std::unique_ptr<EVP_MD_CTX, ContextDeleter>;
 
 // A context with "blob <size>\0" already hashed; null when libcrypto fails.
 Context start(std::uint64_t size) {
-  Context ctx(EVP_MD_CTX_new());
+  const LibCrypto& c = libcrypto();
+  Context ctx(c.md_ctx_new());
   const std::string prefix = "blob " + std::to_string(size) + std::string(1, '\0');
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha1(), nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), prefix.data(), prefix.size()) != 1) {
+  if (!ctx || c.digest_init(ctx.get(), c.sha1(), nullptr) != 1 ||
+      c.digest_update(ctx.get(), prefix.data(), prefix.size()) != 1) {
     return nullptr;
   }
   return ctx;
@@ -34,7 +35,7 @@ Context start(std::uint64_t size) {
 
 bool finish(EVP_MD_CTX* ctx, GitBlobDigest* digest) {
   unsigned length = 0;
-  return EVP_DigestFinal_ex(ctx, digest->data(), &length) == 1 && length == digest->size();
+  return libcrypto().digest_final(ctx, digest->data(), &length) == 1 && length == digest->size();
 }
 
 }  // namespace
@@ -42,7 +43,7 @@ bool finish(EVP_MD_CTX* ctx, GitBlobDigest* digest) {
 std::string git_blob_hex(std::string_view content) {
   GitBlobDigest digest{};
   const Context ctx = start(content.size());
-  if (!ctx || EVP_DigestUpdate(ctx.get(), content.data(), content.size()) != 1 ||
+  if (!ctx || libcrypto().digest_update(ctx.get(), content.data(), content.size()) != 1 ||
       !finish(ctx.get(), &digest)) {
     digest.fill(0);  // never a real blob's name, so a failure cannot make a check pass
   }
@@ -78,7 +79,7 @@ GitBlobOutcome git_blob_fd(int fd, std::atomic<std::uint64_t>* progress, const C
     const std::size_t want = left < buffer.size() ? static_cast<std::size_t>(left) : buffer.size();
     int err = 0;
     const std::size_t got = read_at(fd, buffer.data(), want, out.bytes, &err);
-    if (got != 0 && EVP_DigestUpdate(ctx.get(), buffer.data(), got) != 1) {
+    if (got != 0 && libcrypto().digest_update(ctx.get(), buffer.data(), got) != 1) {
       out.error = "libcrypto failed while hashing";
       return out;
     }

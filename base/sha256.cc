@@ -1,7 +1,6 @@
 #include "base/sha256.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,36 +10,37 @@
 #include <vector>
 
 #include "base/hex.h"
+#include "base/libcrypto.h"
 #include "base/sigbus_guard.h"
 
 namespace stguard::base {
 
 struct Sha256::Context {
   struct Deleter {
-    void operator()(EVP_MD_CTX* context) const noexcept { EVP_MD_CTX_free(context); }
+    void operator()(EVP_MD_CTX* context) const noexcept { libcrypto().md_ctx_free(context); }
   };
-  std::unique_ptr<EVP_MD_CTX, Deleter> ctx{EVP_MD_CTX_new()};
+  std::unique_ptr<EVP_MD_CTX, Deleter> ctx{libcrypto().md_ctx_new()};
 };
 
 Sha256::Sha256() : context_(std::make_unique<Context>()) {
-  ok_ = context_->ctx != nullptr &&
-        EVP_DigestInit_ex(context_->ctx.get(), EVP_sha256(), nullptr) == 1;
+  const LibCrypto& c = libcrypto();
+  ok_ = context_->ctx != nullptr && c.digest_init(context_->ctx.get(), c.sha256(), nullptr) == 1;
 }
 
 Sha256::~Sha256() = default;
 
 void Sha256::update(std::span<const std::uint8_t> bytes) {
-  ok_ = ok_ && EVP_DigestUpdate(context_->ctx.get(), bytes.data(), bytes.size()) == 1;
+  ok_ = ok_ && libcrypto().digest_update(context_->ctx.get(), bytes.data(), bytes.size()) == 1;
 }
 
 void Sha256::update(std::string_view bytes) {
-  ok_ = ok_ && EVP_DigestUpdate(context_->ctx.get(), bytes.data(), bytes.size()) == 1;
+  ok_ = ok_ && libcrypto().digest_update(context_->ctx.get(), bytes.data(), bytes.size()) == 1;
 }
 
 Sha256Digest Sha256::finish() {
   Sha256Digest digest{};
   unsigned length = 0;
-  ok_ = ok_ && EVP_DigestFinal_ex(context_->ctx.get(), digest.data(), &length) == 1 &&
+  ok_ = ok_ && libcrypto().digest_final(context_->ctx.get(), digest.data(), &length) == 1 &&
         length == digest.size();
   if (!ok_) digest.fill(0);
   return digest;

@@ -1,5 +1,6 @@
 // base/sha256.h: SHA-256, one implementation for the project: OpenSSL's
-// libcrypto (EVP), which uses the CPU's SHA extensions where present.
+// libcrypto (EVP), which uses the CPU's SHA extensions where present, opened
+// on the first hash (libcrypto.h).
 //
 //   std::string id = stguard::base::sha256_hex(bytes);          // 64 hex digits
 //

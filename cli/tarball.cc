@@ -1,16 +1,18 @@
 // cli/tarball.cc: reproducible .tar.gz archives (tarball.h).
 //
-// libarchive is opened with dlopen when an archive is written, not linked:
-// linked, it and the eleven libraries it needs were loaded by every process
-// and made a `stguard check` of a small file 1.6 times slower
-// (docs/performance.md). Only `corpus export --tarball` pays for it now.
+// libarchive is opened when an archive is written, not linked
+// (base/shared_library.h): linked, it and the eleven libraries it needs were
+// loaded by every process and made a `stguard check` of a small file 1.6
+// times slower (docs/performance.md). Only `corpus export --tarball` pays for
+// it now.
 #include "tarball.h"
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
 
 #include <memory>
+
+#include "base/shared_library.h"
 
 namespace stguard::cli {
 namespace {
@@ -43,44 +45,39 @@ struct LibArchive {
   decltype(&archive_entry_set_gid) set_gid;
 };
 
-template <typename Function>
-bool resolve(void* handle, const char* name, Function& out) {
-  out = reinterpret_cast<Function>(::dlsym(handle, name));
-  return out != nullptr;
-}
-
 // The library, loaded once per process (never closed); fails saying why.
 base::Result<const LibArchive*> libarchive() {
   static const base::Result<const LibArchive*> loaded = []() -> base::Result<const LibArchive*> {
-    void* handle = ::dlopen(kLibArchive, RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = ::dlerror();
-      return base::fail(std::string("cannot write a tarball without libarchive (") +
-                        (why != nullptr ? why : kLibArchive) +
-                        "); install it (Debian: libarchive13)");
+    const base::Result<void*> opened = base::open_shared_library(kLibArchive, "libarchive13");
+    if (!opened) {
+      return base::fail("cannot write a tarball: " + opened.error().message);
     }
+    void* const handle = *opened;
+    const auto resolve = [handle](const char* name, auto& out) {
+      return base::resolve_symbol(handle, name, out);
+    };
     static LibArchive lib;
     const bool all =
-        resolve(handle, "archive_write_new", lib.write_new) &&
-        resolve(handle, "archive_write_free", lib.write_free) &&
-        resolve(handle, "archive_write_set_format_pax_restricted", lib.set_format_pax_restricted) &&
-        resolve(handle, "archive_write_add_filter_gzip", lib.add_filter_gzip) &&
-        resolve(handle, "archive_write_set_filter_option", lib.set_filter_option) &&
-        resolve(handle, "archive_write_set_bytes_in_last_block", lib.set_bytes_in_last_block) &&
-        resolve(handle, "archive_write_open2", lib.open2) &&
-        resolve(handle, "archive_write_header", lib.write_header) &&
-        resolve(handle, "archive_write_data", lib.write_data) &&
-        resolve(handle, "archive_write_close", lib.close) &&
-        resolve(handle, "archive_error_string", lib.error_string) &&
-        resolve(handle, "archive_entry_new", lib.entry_new) &&
-        resolve(handle, "archive_entry_free", lib.entry_free) &&
-        resolve(handle, "archive_entry_set_pathname", lib.set_pathname) &&
-        resolve(handle, "archive_entry_set_filetype", lib.set_filetype) &&
-        resolve(handle, "archive_entry_set_perm", lib.set_perm) &&
-        resolve(handle, "archive_entry_set_size", lib.set_size) &&
-        resolve(handle, "archive_entry_set_mtime", lib.set_mtime) &&
-        resolve(handle, "archive_entry_set_uid", lib.set_uid) &&
-        resolve(handle, "archive_entry_set_gid", lib.set_gid);
+        resolve("archive_write_new", lib.write_new) &&
+        resolve("archive_write_free", lib.write_free) &&
+        resolve("archive_write_set_format_pax_restricted", lib.set_format_pax_restricted) &&
+        resolve("archive_write_add_filter_gzip", lib.add_filter_gzip) &&
+        resolve("archive_write_set_filter_option", lib.set_filter_option) &&
+        resolve("archive_write_set_bytes_in_last_block", lib.set_bytes_in_last_block) &&
+        resolve("archive_write_open2", lib.open2) &&
+        resolve("archive_write_header", lib.write_header) &&
+        resolve("archive_write_data", lib.write_data) &&
+        resolve("archive_write_close", lib.close) &&
+        resolve("archive_error_string", lib.error_string) &&
+        resolve("archive_entry_new", lib.entry_new) &&
+        resolve("archive_entry_free", lib.entry_free) &&
+        resolve("archive_entry_set_pathname", lib.set_pathname) &&
+        resolve("archive_entry_set_filetype", lib.set_filetype) &&
+        resolve("archive_entry_set_perm", lib.set_perm) &&
+        resolve("archive_entry_set_size", lib.set_size) &&
+        resolve("archive_entry_set_mtime", lib.set_mtime) &&
+        resolve("archive_entry_set_uid", lib.set_uid) &&
+        resolve("archive_entry_set_gid", lib.set_gid);
     if (!all) return base::fail(std::string(kLibArchive) + " lacks a function stguard needs");
     return &lib;
   }();

@@ -72,7 +72,8 @@ set(CPACK_PACKAGE_DESCRIPTION
   "Checks safetensors files with a hardened parser (strict and upstream-reference profiles), verifies model folders (shards, index, checksums), and grades other safetensors readers against a conformance corpus.")
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-# What the command links dynamically on Debian 12 (OpenSSL for SHA-256).
+# What the command needs on Debian 12 (libssl3: libcrypto for SHA-256, opened
+# with dlopen on the first hash, base/libcrypto.h).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libssl3")
 # Opened only by `corpus export --tarball` (cli/tarball.cc), which says so
 # when it is missing.
