@@ -254,9 +254,10 @@ struct PackedEndPool {
   using Element = std::uint64_t;
 };
 
-// Many tensors out of offset order: sorts one word per tensor, the bits in
+// Tensors out of offset order: sorts one word per tensor, the bits in
 // which begins differ above its index (begin bits << index bits | index),
-// in stable radix passes, and walks the tensors in that order. The words are
+// in stable radix passes (std::sort below kRadixSortFrom), and walks the
+// tensors in that order. The words are
 // a third of a Span's 24 bytes, and the passes moved most of the memory of
 // the whole check: a 100,000-tensor shuffled header's sort was a fifth of its
 // validation. One pass over the records builds the words, copies the ends
@@ -292,17 +293,23 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
   keys.resize(n);
   buffer.resize(n);
   ends.resize(n);
-  std::vector<std::uint32_t> counts(passes * kBuckets);
+  const bool radix = n >= kRadixSortFrom;
+  std::vector<std::uint32_t> counts(radix ? passes * kBuckets : 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t bits = (tensors[i].begin >> lowest) & width_mask;
     keys[i] = (bits << index_bits) | i;
     ends[i] = tensors[i].end;
+    if (!radix) continue;
     for (unsigned p = 0; p < passes; ++p) {
       ++counts[p * kBuckets + ((bits >> (p * kRadixBits)) & kDigitMask)];
     }
   }
+  // A few keys: std::sort, whose comparisons of whole words cost less than
+  // the counts' prefix sums; the index in the low bits keeps document order
+  // among equal begins, as the stable passes below do.
+  if (!radix) std::sort(keys.begin(), keys.end());
   // Stable passes from index order: equal begins stay in document order.
-  for (unsigned p = 0; p < passes; ++p) {
+  for (unsigned p = 0; radix && p < passes; ++p) {
     std::uint32_t* const slot = counts.data() + p * kBuckets;
     std::uint32_t total = 0;
     for (std::size_t d = 0; d < kBuckets; ++d) {
@@ -408,7 +415,7 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
     any |= t.begin;
     all &= t.begin;
   }
-  if (n >= kRadixSortFrom) {
+  if (n >= 2) {
     LayoutWalk packed_walk(h, header_len, file_size);
     if (walk_in_packed_order(tensors, any & ~all, all, packed_walk)) return packed_walk.finish();
   }
