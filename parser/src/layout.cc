@@ -254,6 +254,36 @@ struct PackedEndPool {
   using Element = std::uint64_t;
 };
 
+// walk_in_packed_order's pass over the records: each tensor's sort word and
+// end, and the digit counts of the first kPasses radix passes. The pass count
+// is a template parameter so that the counting loop unrolls (shuffled
+// 10,000-tensor headers measured 2% to 4% faster than with a loop over a
+// run-time count).
+struct PackedWords {
+  const std::vector<TensorRecord>& tensors;
+  unsigned lowest;
+  std::uint64_t width_mask;
+  unsigned index_bits;
+  std::uint64_t* keys;
+  std::uint64_t* ends;
+  std::uint32_t* counts;  // kPasses tables of 2^kRadixBits
+
+  template <unsigned kPasses>
+  void build() const noexcept {
+    constexpr std::uint64_t kDigitMask = (std::uint64_t{1} << kRadixBits) - 1;
+    constexpr std::size_t kBuckets = std::size_t{1} << kRadixBits;
+    const std::size_t n = tensors.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t bits = (tensors[i].begin >> lowest) & width_mask;
+      keys[i] = (bits << index_bits) | i;
+      ends[i] = tensors[i].end;
+      for (unsigned p = 0; p < kPasses; ++p) {
+        ++counts[p * kBuckets + ((bits >> (p * kRadixBits)) & kDigitMask)];
+      }
+    }
+  }
+};
+
 // Tensors out of offset order: sorts one word per tensor, the bits in
 // which begins differ above its index (begin bits << index bits | index),
 // in stable radix passes (std::sort below kRadixSortFrom), and walks the
@@ -295,14 +325,30 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
   ends.resize(n);
   const bool radix = n >= kRadixSortFrom;
   std::vector<std::uint32_t> counts(radix ? passes * kBuckets : 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t bits = (tensors[i].begin >> lowest) & width_mask;
-    keys[i] = (bits << index_bits) | i;
-    ends[i] = tensors[i].end;
-    if (!radix) continue;
-    for (unsigned p = 0; p < passes; ++p) {
-      ++counts[p * kBuckets + ((bits >> (p * kRadixBits)) & kDigitMask)];
-    }
+  const PackedWords words{tensors,     lowest,      width_mask,   index_bits,
+                          keys.data(), ends.data(), counts.data()};
+  switch (radix ? passes : 0) {
+    case 0:
+      words.build<0>();
+      break;
+    case 1:
+      words.build<1>();
+      break;
+    case 2:
+      words.build<2>();
+      break;
+    case 3:
+      words.build<3>();
+      break;
+    case 4:
+      words.build<4>();
+      break;
+    case 5:
+      words.build<5>();
+      break;
+    default:
+      words.build<6>();
+      break;  // width <= 63: at most six 11-bit digits
   }
   // A few keys: std::sort, whose comparisons of whole words cost less than
   // the counts' prefix sums; the index in the low bits keeps document order
@@ -321,24 +367,27 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
     for (const std::uint64_t k : keys) buffer[slot[(k >> shift) & kDigitMask]++] = k;
     keys.swap(buffer);
   }
-  // Runs of equal begins into operator<'s order: by end, then index.
-  for (auto run = keys.begin(); run != keys.end();) {
-    auto next = run + 1;
-    while (next != keys.end() && (*next >> index_bits) == (*run >> index_bits)) ++next;
-    if (next - run > 1) {
+  // The walk in that order. A run of equal begins (only empty tensors and
+  // overlaps make one) is put into operator<'s order, by end, then index,
+  // when the walk reaches it: a pass of its own over the words cost a tenth
+  // of the check at 10,000 tensors. The ends are read in a random order:
+  // each is asked for a few tensors ahead of its turn.
+  constexpr std::size_t kAhead = 16;
+  std::size_t runs_sorted_to = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) __builtin_prefetch(&ends[keys[k + kAhead] & index_mask]);
+    if (k + 1 < n && k >= runs_sorted_to && (keys[k + 1] >> index_bits) == (keys[k] >> index_bits))
+        [[unlikely]] {
+      auto run = keys.begin() + static_cast<std::ptrdiff_t>(k);
+      auto next = run + 2;
+      while (next != keys.end() && (*next >> index_bits) == (*run >> index_bits)) ++next;
       std::sort(run, next, [&](std::uint64_t a, std::uint64_t b) {
         const std::uint64_t end_a = ends[a & index_mask];
         const std::uint64_t end_b = ends[b & index_mask];
         return end_a != end_b ? end_a < end_b : (a & index_mask) < (b & index_mask);
       });
+      runs_sorted_to = static_cast<std::size_t>(next - keys.begin());
     }
-    run = next;
-  }
-  // The ends are read in a random order: each is asked for a few tensors
-  // ahead of its turn.
-  constexpr std::size_t kAhead = 16;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (k + kAhead < n) __builtin_prefetch(&ends[keys[k + kAhead] & index_mask]);
     const std::uint64_t key = keys[k];
     const std::uint64_t index = key & index_mask;
     const std::uint64_t begin = outside | ((key >> index_bits) << lowest);
