@@ -149,9 +149,21 @@ class HeaderScanner {
   // into the header of text already read without fault, with
   // kSameBytesAtMost bytes readable at each; a length of 0: none yet.
   struct CompactRepeats {
-    const std::uint8_t* prefix = nullptr;  // {"dtype":"NAME","shape":[
-    std::size_t prefix_len = 0;
-    Dtype dtype{};
+    // The previous entry's opening, {"dtype":"NAME","shape":[ (writer
+    // order runs one dtype for many entries), and behind it openings seen
+    // lately, one per slot chosen by the bytes around the dtype's name:
+    // entries out of order switch between a model's few dtypes at random,
+    // and the previous opening alone then missed a third of the time. The
+    // slots come second because their lookup lengthens the path to the
+    // shape (docs/performance.md).
+    struct Prefix {
+      const std::uint8_t* text = nullptr;
+      std::size_t len = 0;
+      Dtype dtype{};
+    };
+    Prefix prefix;
+    static constexpr int kPrefixSlotBits = 3;
+    Prefix prefixes[1 << kPrefixSlotBits];
     // Shapes seen lately, one per slot chosen by their first eight bytes:
     // a model's layers cycle through a few shapes (q_proj, k_proj, a norm),
     // so the previous entry's shape alone missed most of the time. 16 slots

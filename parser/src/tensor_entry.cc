@@ -49,12 +49,28 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
     return header_end - at >= n;
   };
   // {"dtype":"NAME","shape":[ where NAME has no escapes: 2 to 11 bytes
-  // before a '"'. Usually the same text as the previous entry's.
+  // before a '"'. Usually the same text as the previous entry's, or else an
+  // earlier one's, in the slot its bytes 8 to 15 (`":"` and the name's first
+  // five) pick (header_scanner.h).
   Dtype dtype;
-  if (repeats_.prefix_len != 0 && room(q, kSameBytesAtMost) &&
-      same_leading_bytes(q, repeats_.prefix, repeats_.prefix_len)) {
-    dtype = repeats_.dtype;
-    q += repeats_.prefix_len;
+  CompactRepeats::Prefix* opening = nullptr;  // the slot, when there is room
+  bool known = false;
+  if (room(q, kSameBytesAtMost)) {
+    if (repeats_.prefix.len != 0 &&
+        same_leading_bytes(q, repeats_.prefix.text, repeats_.prefix.len)) {
+      known = true;
+    } else {
+      opening = &repeats_.prefixes[(load_le64(q + 8) * 0x9E3779B97F4A7C15ULL) >>
+                                   (64 - CompactRepeats::kPrefixSlotBits)];
+      if (opening->len != 0 && same_leading_bytes(q, opening->text, opening->len)) {
+        repeats_.prefix = *opening;
+        known = true;
+      }
+    }
+  }
+  if (known) {
+    dtype = repeats_.prefix.dtype;
+    q += repeats_.prefix.len;
   } else {
     if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
     const std::uint8_t* const prefix = q;
@@ -68,10 +84,11 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
     q += name_len;
     if (!room(q, 11) || !matches(q, "\",\"shape\":[")) return false;
     q += 11;
-    if (room(prefix, kSameBytesAtMost)) {
-      repeats_.prefix = prefix;
-      repeats_.prefix_len = static_cast<std::size_t>(q - prefix);  // 23 to 32
-      repeats_.dtype = dtype;
+    if (opening != nullptr) {  // room(prefix, kSameBytesAtMost)
+      opening->text = prefix;
+      opening->len = static_cast<std::size_t>(q - prefix);  // 23 to 32
+      opening->dtype = dtype;
+      repeats_.prefix = *opening;
     }
   }
 
