@@ -5,6 +5,7 @@
 #include <string>
 
 #include "header_scanner.h"
+#include "huge_pages.h"
 #include "json_syntax.h"
 #include "kernels/kernels.h"
 #include "layout.h"
@@ -189,6 +190,8 @@ Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t f
   storage->names = std::move(scanned.name_arena);
   storage->dims = std::move(scanned.dims);
   header.tensors.reserve(scanned.tensors.size());
+  // Fresh memory, as the scan's large buffers are (huge_pages.h).
+  detail::advise_huge_pages(header.tensors.data(), header.tensors.capacity() * sizeof(TensorInfo));
   for (std::size_t i = 0; i < scanned.tensors.size(); ++i) {
     const detail::TensorRecord& r = scanned.tensors[i];
     const detail::TensorDetail& d = scanned.details[i];

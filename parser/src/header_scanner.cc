@@ -68,21 +68,23 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
   const std::size_t expected_tensors = header_size / 64;
   if (expected_tensors <= limits_.max_tensors) {
-    if (out.tensors.capacity() < expected_tensors) {
-      out.tensors.reserve(expected_tensors);
-      // Fresh memory (the thread's spare is far smaller): large records fault
-      // in as huge pages.
-      advise_huge_pages(out.tensors.data(), out.tensors.capacity() * sizeof(TensorRecord));
-    }
+    // Fresh memory (the thread's spares are far smaller) for a large header
+    // faults in as huge pages (huge_pages.h).
+    auto reserve = [](auto& container, std::size_t count) {
+      if (container.capacity() >= count) return;
+      container.reserve(count);
+      advise_huge_pages(container.data(), container.capacity() * sizeof(container[0]));
+    };
+    reserve(out.tensors, expected_tensors);
     if (out.keep_details) {
-      out.details.reserve(expected_tensors);
-      out.dims.reserve(expected_tensors * 2);
+      reserve(out.details, expected_tensors);
+      reserve(out.dims, expected_tensors * 2);
       // Names (quotes included) are 35% to 46% of the benchmark's checkpoint
       // headers: room for half the header means no regrowth, whose copy of
       // every name so far cost 5% to 8% of parse_header at 100,000 tensors.
       // Pages not written to are never touched. Small headers (and the
       // fuzzers' inputs, mostly rejected) let it grow from empty instead.
-      if (header_size >= kReserveNamesFrom) out.name_arena.reserve(header_size / 2);
+      if (header_size >= kReserveNamesFrom) reserve(out.name_arena, header_size / 2);
     }
   }
   const bool scanned = read_document(out);
