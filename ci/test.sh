@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== set-up"
 ci/install-deps.sh build
 # The bundled JavaScript readers, for the conform.bundled test (which checks
 # conformance/RESULTS.md against a fresh run) and hunt.bundled (a short seeded
@@ -14,18 +15,34 @@ ci/install-deps.sh build
 # skipping when a reader is not installed.
 ci/setup-readers.sh
 export STGUARD_REQUIRE_READERS=1
+echo "== set-up: $SECONDS s"
 jobs="$(nproc)"
 compilers="${1:-all}"
+
+# Each phase says how long it took, so that the log shows where CI's time
+# goes (the budget: well inside 90 minutes on 2 cores, aiming at 20).
+phase_started=$SECONDS
+phase() {
+  if [ -n "${phase_name:-}" ]; then
+    echo "== $phase_name: $((SECONDS - phase_started)) s"
+  fi
+  phase_name="$1"
+  phase_started=$SECONDS
+  [ -z "$phase_name" ] || echo "== $phase_name"
+}
 
 run_preset() {
   local preset="$1"
   shift
-  echo "== $preset: configure"
+  phase "$preset: configure"
   cmake --preset "$preset" >/dev/null
-  echo "== $preset: build"
+  phase "$preset: build"
   cmake --build --preset "$preset" -j "$jobs"
-  echo "== $preset: test"
-  ctest --preset "$preset" -j "$jobs" "$@"
+  phase "$preset: test"
+  local status=0
+  ctest --preset "$preset" -j "$jobs" "$@" || status=$?
+  phase ""
+  return "$status"
 }
 
 if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsan; fi
@@ -41,3 +58,4 @@ if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
 if [ "$compilers" = all ]; then
   run_preset gcc-asan-ubsan -LE '^(conform|lint)$' -E '^install[.]cli_installed_data$'
 fi
+echo "== total: $SECONDS s"
