@@ -4,9 +4,9 @@
 # Before and after in one sitting: runs two builds' stguard_checkpoint_bench
 # (e.g. a worktree of the base commit and this tree, both built with the
 # release preset) in turn, ROUNDS times each (default 3), and prints one
-# Markdown row per checkpoint shape: strict validate_header before and after
-# (medians of CPU time over the rounds), after / before, and the after
-# build's three ratios with their goals, a missed goal in bold:
+# Markdown row per checkpoint shape: the header's size, strict validate_header
+# before and after (medians of CPU time over the rounds), after / before, and
+# the after build's three ratios with their goals, a missed goal in bold:
 #   simdjson DOM / strict validate_header    at least 1.3
 #   strict parse_header / validate_header    at most 1.5
 #   reference / strict validate_header       at most 1.2
@@ -30,6 +30,7 @@ import json, os, statistics, subprocess, sys, tempfile
 
 before, after, rounds, min_time = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 times = {"before": {}, "after": {}}  # build -> run name -> [cpu ms]
+header_mb = {}  # shape -> header size
 order = []  # run names in the benchmark's own order
 with tempfile.TemporaryDirectory() as work:
     for r in range(rounds):
@@ -43,6 +44,8 @@ with tempfile.TemporaryDirectory() as work:
                     continue
                 scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6, "s": 1e3}[b["time_unit"]]
                 name = b["run_name"]
+                if "header_bytes" in b:
+                    header_mb[name.rsplit("/", 1)[0]] = b["header_bytes"] / 1e6
                 if build == "after" and r == 0:
                     order.append(name)
                 times[build].setdefault(name, []).append(b["cpu_time"] * scale)
@@ -63,10 +66,10 @@ def cell(value, ok):
 
 print(f"medians of {rounds} rounds per build, CPU time; ratios are the after build's")
 print()
-print("| shape | strict, before | strict, after | after/before | simdjson DOM / strict "
+print("| shape | header | strict, before | strict, after | after/before | simdjson DOM / strict "
       "| parse / validate | reference / strict |")
-print("|---|--:|--:|--:|--:|--:|--:|")
-print("| goal | | | | at least 1.3x | at most 1.5x | at most 1.2x |")
+print("|---|--:|--:|--:|--:|--:|--:|--:|")
+print("| goal | | | | | at least 1.3x | at most 1.5x | at most 1.2x |")
 missed = 0
 for shape in shapes:
     a = med["after"]
@@ -80,7 +83,8 @@ for shape in shapes:
     missed += (simd < 1.3) + (parse > 1.5) + (ref > 1.2)
     before_cell = fmt_ms(old) if old is not None else "n/a"
     change = f"{strict / old:.2f}" if old is not None else "n/a"
-    print(f"| `{shape}` | {before_cell} | {fmt_ms(strict)} | {change} | {cell(simd, simd >= 1.3)} "
+    size = f"{header_mb[shape]:.2f} MB" if shape in header_mb else "n/a"
+    print(f"| `{shape}` | {size} | {before_cell} | {fmt_ms(strict)} | {change} | {cell(simd, simd >= 1.3)} "
           f"| {cell(parse, parse <= 1.5)} | {cell(ref, ref <= 1.2)} |")
 print()
 print(f"{missed} goal(s) missed of {3 * len(shapes)}")
