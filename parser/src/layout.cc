@@ -327,29 +327,13 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
   std::vector<std::uint32_t> counts(radix ? passes * kBuckets : 0);
   const PackedWords words{tensors,     lowest,      width_mask,   index_bits,
                           keys.data(), ends.data(), counts.data()};
-  switch (radix ? passes : 0) {
-    case 0:
-      words.build<0>();
-      break;
-    case 1:
-      words.build<1>();
-      break;
-    case 2:
-      words.build<2>();
-      break;
-    case 3:
-      words.build<3>();
-      break;
-    case 4:
-      words.build<4>();
-      break;
-    case 5:
-      words.build<5>();
-      break;
-    default:
-      words.build<6>();
-      break;  // width <= 63: at most six 11-bit digits
-  }
+  // width <= 63: at most six 11-bit digits.
+  using Build = void (PackedWords::*)() const noexcept;
+  static constexpr Build kBuild[] = {&PackedWords::build<0>, &PackedWords::build<1>,
+                                     &PackedWords::build<2>, &PackedWords::build<3>,
+                                     &PackedWords::build<4>, &PackedWords::build<5>,
+                                     &PackedWords::build<6>};
+  (words.*kBuild[radix ? std::min(passes, 6u) : 0])();
   // A few keys: std::sort, whose comparisons of whole words cost less than
   // the counts' prefix sums; the index in the low bits keeps document order
   // among equal begins, as the stable passes below do.
