@@ -138,4 +138,10 @@ std::string terminal_safe(std::string_view text, const SafeTextOptions& options)
                              });
 }
 
+std::string plural(std::uint64_t n, std::string_view word) {
+  std::string out = std::to_string(n) + " " + std::string(word);
+  if (n != 1) out += 's';
+  return out;
+}
+
 }  // namespace stguard::base

@@ -30,6 +30,13 @@
 
 namespace stguard::base {
 
+// Space, tab, line feed or carriage return: JSON's whitespace, and the blanks
+// that separate words in the messages readers print.
+constexpr bool is_blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// "1 tensor", "3 tensors": a count and a noun whose plural adds an 's'.
+std::string plural(std::uint64_t n, std::string_view word);
+
 // What next_code_point() returns for a byte that does not start well-formed
 // UTF-8 (stray continuation, overlong form, surrogate, above U+10FFFF,
 // truncated sequence). Such a byte is consumed alone.

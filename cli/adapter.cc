@@ -18,10 +18,10 @@
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kAdapterUsage =
     "stguard adapter [--profile strict|reference] [--max-... N] FILE";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kAdapterIntro =
     R"(Reads FILE into memory with stguard (every check of the profile) and prints one
 JSON object on stdout, the adapter protocol `stguard conform` grades readers by:
   {"verdict":"accept","error":null,"tensors":[{"name","dtype","shape",
@@ -31,7 +31,7 @@ A file that cannot be opened or read (it shrank while being read) is a reject
 with reason IO_ERROR.
 )";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kAdapterOutro =
     "Exit status: 0 for accept and reject alike, 2 for usage errors.\n";
 
 struct AdapterArgs {
@@ -74,7 +74,7 @@ int run_adapter(const Command& command, const AdapterArgs& args) {
 void add_adapter_command(CLI::App& root, Commands& commands) {
   Command& command =
       commands.add(root, "adapter", "print stguard's own verdict on a file in the adapter protocol",
-                   kUsage, kIntro, kOutro);
+                   kAdapterUsage, kAdapterIntro, kAdapterOutro);
   auto args = std::make_shared<AdapterArgs>();
   add_parse_flags(command, args->parse);
   command.app->add_option("FILE", args->files);

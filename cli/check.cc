@@ -19,13 +19,13 @@
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kCheckUsage =
     "stguard check [--profile strict|reference] [--json] [--sarif FILE] [--max-... N] FILE...";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kCheckIntro =
     "Validates the structure of safetensors files without reading tensor data.\n";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kCheckOutro =
     R"(Output (one line per file, in argument order):
   FILE: accept (T tensors, header N bytes, data D bytes, PROFILE)
   FILE: reject REASON at byte OFFSET: MESSAGE
@@ -51,18 +51,12 @@ struct CheckArgs {
   std::vector<std::string> files;
 };
 
-std::string plural(std::uint64_t n, std::string_view word) {
-  std::string out = std::to_string(n) + " " + std::string(word);
-  if (n != 1) out += 's';
-  return out;
-}
-
 void print_text(const std::string& file, Profile profile, const Result<HeaderSummary>& result,
                 const std::optional<base::Sniffed>& sniffed) {
   std::cout << base::terminal_safe(file) << ": ";
   if (result) {
     const HeaderSummary& header = *result;
-    std::cout << "accept (" << plural(header.tensor_count, "tensor") << ", header "
+    std::cout << "accept (" << base::plural(header.tensor_count, "tensor") << ", header "
               << header.header_len << " bytes, data " << header.data_len() << " bytes, "
               << profile_name(profile) << ")\n";
     return;
@@ -123,7 +117,7 @@ int run_check(const Command& command, const CheckArgs& args) {
 void add_check_command(CLI::App& root, Commands& commands) {
   Command& command =
       commands.add(root, "check", "validate safetensors files (verdict, reason, byte offset)",
-                   kUsage, kIntro, kOutro);
+                   kCheckUsage, kCheckIntro, kCheckOutro);
   auto args = std::make_shared<CheckArgs>();
   add_parse_flags(command, args->parse);
   command.app->add_flag("--json", args->json, "one JSON object per file, one per line, on stdout")

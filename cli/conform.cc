@@ -43,12 +43,12 @@ namespace {
 namespace fs = std::filesystem;
 namespace conf = stguard::conformance;
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kConformUsage =
     "stguard conform (--adapter CMD [--name NAME] [--plain] | --reader DIR|NAME | "
     "--all-readers | --writer CMD [--name NAME] | --writer-dir DIR|NAME | --all-writers)... "
     "[options]";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kConformIntro =
     R"(Grades safetensors readers against the conformance corpus. Each reader is an
 adapter command; the runner calls `CMD FILE` once per corpus case (a timeout, an
 address-space limit and its own process group per call, -j at a time) and grades
@@ -66,7 +66,7 @@ constexpr std::string_view kExpectations =
     "Expectations (known failures; see conformance/adapters/README.md)";
 constexpr std::string_view kReports = "Reports (the text summary always goes to stdout)";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kConformOutro =
     R"(Grades: PASS, IMPL_ACCEPT / IMPL_REJECT (either cases), NOT_APPLICABLE (a case
 newer than the release the reader implements), FAIL_SHOULD_ACCEPT,
 FAIL_SHOULD_REJECT, FAIL_WRONG_CONTENT, CRASH, TIMEOUT, PROTOCOL_ERROR; for
@@ -501,7 +501,7 @@ int run_conform(const Command& command, ConformArgs& args) {
 void add_conform_command(CLI::App& root, Commands& commands) {
   Command& command = commands.add(root, "conform",
                                   "grade safetensors readers against the corpus (matrix, reports)",
-                                  kUsage, kIntro, kOutro);
+                                  kConformUsage, kConformIntro, kConformOutro);
   auto args = std::make_shared<ConformArgs>();
   CLI::App& app = *command.app;
   const std::string readers(kReaders);

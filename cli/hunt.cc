@@ -36,11 +36,11 @@ namespace {
 namespace fs = std::filesystem;
 namespace conf = stguard::conformance;
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kHuntUsage =
     "stguard hunt (--adapter CMD [--name N] [--plain] | --reader DIR|NAME) [--seconds S] "
     "[--runs N] [--seed N] [-j N] [--from-valid] [--out DIR] [options]";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kHuntIntro =
     R"(Fuzzes a safetensors reader with stguard as the oracle. Each generated file
 goes through the reader's adapter exactly as `stguard conform` runs a case (a
 timeout, an address-space limit and its own process group; a reader whose
@@ -61,7 +61,7 @@ or exit status). Each bucket keeps its smallest file, which is then minimised
 holds.
 )";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kHuntOutro =
     R"(Exit status: 0 no divergence, 1 divergences found (written to DIR), 2 the hunt
 could not run or its findings could not be written (a full disk: nothing is
 counted that the reader did not read). SIGINT, SIGTERM and SIGHUP stop it: no
@@ -389,7 +389,7 @@ int run_promote(const Command& command, const PromoteArgs& args) {
 void add_hunt_command(CLI::App& root, Commands& commands) {
   Command& command =
       commands.add(root, "hunt", "fuzz a reader against stguard's verdicts; findings become cases",
-                   kUsage, kIntro, kOutro);
+                   kHuntUsage, kHuntIntro, kHuntOutro);
   auto args = std::make_shared<HuntArgs>();
   CLI::App& app = *command.app;
   const std::string reader = "Reader (exactly one)";

@@ -32,16 +32,17 @@
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kInspectUsage =
     "stguard inspect [--json] [--scan-values] [--profile strict|reference] [--max-... N] FILE";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kInspectIntro =
     R"(Shows the header of a safetensors file: one row per tensor with its name, dtype,
 shape, range relative to the data buffer [begin,end), absolute file range
 [8+N+begin, 8+N+end) and size in bytes; then the __metadata__ pairs; then lints.
 )";
 
-constexpr std::string_view kOutro = R"(Lints are warnings, not rejections (the exit status stays 0):
+constexpr std::string_view kInspectOutro =
+    R"(Lints are warnings, not rejections (the exit status stays 0):
   HEADER_NOT_ALIGNED    header length N is not a multiple of 8, so the data
                         buffer (byte 8+N) is not 8-byte aligned
   DATA_MISALIGNED       a tensor's absolute start is not a multiple of its
@@ -417,8 +418,8 @@ int run_inspect(const Command& command, const InspectArgs& args) {
 void add_inspect_command(CLI::App& root, Commands& commands) {
   Command& command = commands.add(
       root, "inspect",
-      "show a file's header: tensors with relative and absolute ranges, metadata, lints", kUsage,
-      kIntro, kOutro);
+      "show a file's header: tensors with relative and absolute ranges, metadata, lints",
+      kInspectUsage, kInspectIntro, kInspectOutro);
   auto args = std::make_shared<InspectArgs>();
   command.app->add_flag("--json", args->json, "one JSON object instead of the table")
       ->disable_flag_override();

@@ -20,9 +20,9 @@
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage = "stguard <command> [options] [args]";
+constexpr std::string_view kRootUsage = "stguard <command> [options] [args]";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kRootOutro =
     "Environment:\n"
     "  STGUARD_SIMD   the parser's vector instructions: auto (the CPU's best,\n"
     "                 the default), baseline, avx2 or avx512; every path gives\n"
@@ -133,8 +133,8 @@ int run(int argc, char** argv) {
       ->disable_flag_override();
   // The root's help, rendered like every command's; not a command itself.
   Command root_command;
-  root_command.usage = kUsage;
-  root_command.outro = kOutro;
+  root_command.usage = kRootUsage;
+  root_command.outro = kRootOutro;
   root_command.app = &root;
 
   Commands commands;

@@ -40,12 +40,12 @@ using verify::verify_model_folder;
 using verify::VerifyOptions;
 using verify::VerifyReport;
 
-constexpr std::string_view kUsage =
+constexpr std::string_view kVerifyUsage =
     "stguard verify [--json] [--sarif FILE] [--quiet] [-r] [--strict] [--follow-symlinks]\n"
     "               [--sha256 FILE] [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] "
     "DIR";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kVerifyIntro =
     R"(Checks that a model folder is whole before anything else is blamed, one
 checkpoint at a time: each index (*.safetensors.index*.json, variants such as
 model.safetensors.index.fp16.json included) with the shards it names is one
@@ -78,7 +78,7 @@ index or the checksum list that could leave DIR (absolute, "..", backslash,
 NUL) are reported and never opened.
 )";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kVerifyOutro =
     R"(Output: findings about the folder as a whole, then per checkpoint a line
 `checkpoint NAME: ...: ok|FAILED` followed by its findings, indented, each
 `FILE: error|warning KIND: MESSAGE`; then a summary line. A progress bar is
@@ -162,12 +162,6 @@ std::string human_bytes(std::uint64_t n) {
   return buf;
 }
 
-std::string plural(std::uint64_t n, std::string_view word) {
-  std::string out = std::to_string(n) + " " + std::string(word);
-  if (n != 1) out += 's';
-  return out;
-}
-
 // Draws "hashing  42%  0.84 / 2.00 GB  1.9 GB/s" on stderr, only once the
 // run has lasted a second (short runs stay silent), and erases it at the end.
 class ProgressBar {
@@ -216,14 +210,15 @@ void print_layout(const VerifyReport& report) {
       for (const std::string& r : s.refs) std::cout << " " << base::terminal_safe(r);
       std::cout << ")";
     }
-    std::cout << ": " << s.verified << " of " << plural(s.files, "file")
+    std::cout << ": " << s.verified << " of " << base::plural(s.files, "file")
               << " verified against blob names\n";
   }
   for (const verify::RepositorySummary& r : report.hub->repositories) {
     std::cout << base::terminal_safe(r.name) << ": " << (r.exit_code == 0 ? "OK" : "FAILED")
-              << " (exit " << r.exit_code << "): " << plural(r.snapshots, "snapshot") << ", "
-              << r.files_verified << " of " << plural(r.files, "blob") << " verified, "
-              << plural(r.errors, "error") << ", " << plural(r.warnings, "warning") << "\n";
+              << " (exit " << r.exit_code << "): " << base::plural(r.snapshots, "snapshot") << ", "
+              << r.files_verified << " of " << base::plural(r.files, "blob") << " verified, "
+              << base::plural(r.errors, "error") << ", " << base::plural(r.warnings, "warning")
+              << "\n";
   }
 }
 
@@ -256,11 +251,11 @@ void print_by_checkpoint(const VerifyReport& report) {
   }
   for (const CheckpointReport& c : report.checkpoints) {
     std::cout << "checkpoint " << base::terminal_safe(c.name) << ": "
-              << plural(c.shards.size(), "shard") << ", " << plural(c.tensors, "tensor") << " ("
-              << human_bytes(c.tensor_bytes) << "): " << (c.ok() ? "ok" : "FAILED");
+              << base::plural(c.shards.size(), "shard") << ", " << base::plural(c.tensors, "tensor")
+              << " (" << human_bytes(c.tensor_bytes) << "): " << (c.ok() ? "ok" : "FAILED");
     if (c.errors != 0 || c.warnings != 0) {
-      std::cout << " (" << plural(c.errors, "error") << ", " << plural(c.warnings, "warning")
-                << ")";
+      std::cout << " (" << base::plural(c.errors, "error") << ", "
+                << base::plural(c.warnings, "warning") << ")";
     }
     std::cout << "\n";
     const auto it = by_checkpoint.find(c.name);
@@ -276,11 +271,11 @@ void print_text(const VerifyReport& report) {
   std::uint64_t accepted = 0;
   for (const ShardReport& s : report.shards) accepted += s.verdict == ShardVerdict::kAccept;
   std::string summary = report.ok() ? "OK: " : "FAILED: ";
-  summary += plural(report.checkpoints.size(), "checkpoint") + ", ";
-  summary += plural(report.shards.size(), "shard");
+  summary += base::plural(report.checkpoints.size(), "checkpoint") + ", ";
+  summary += base::plural(report.shards.size(), "shard");
   if (accepted != report.shards.size()) summary += " (" + std::to_string(accepted) + " valid)";
   summary +=
-      ", " + plural(report.tensors, "tensor") + " (" + human_bytes(report.tensor_bytes) + ")";
+      ", " + base::plural(report.tensors, "tensor") + " (" + human_bytes(report.tensor_bytes) + ")";
   std::uint64_t index_findings = 0;
   std::uint64_t checksum_findings = 0;
   for (const Finding& f : report.findings) {
@@ -295,19 +290,19 @@ void print_text(const VerifyReport& report) {
       summary += i.usable ? std::to_string(i.entries) + (i.entries == 1 ? " entry" : " entries")
                           : std::string("unusable");
     }
-    if (index_findings != 0) summary += " (" + plural(index_findings, "problem") + ")";
+    if (index_findings != 0) summary += " (" + base::plural(index_findings, "problem") + ")";
   }
   if (report.checksums) {
     const ChecksumReport& c = *report.checksums;
     summary += "; " + base::terminal_safe(c.file) + ": " + std::to_string(c.verified) + " of " +
-               plural(c.entries, "file") + " match";
+               base::plural(c.entries, "file") + " match";
     if (c.bytes_hashed != 0) {
       char rate[64];
       std::snprintf(rate, sizeof rate, " (%s in %.2f s, %u thread%s)",
                     human_bytes(c.bytes_hashed).c_str(), c.seconds, c.jobs, c.jobs == 1 ? "" : "s");
       summary += rate;
     }
-    if (checksum_findings != 0) summary += ", " + plural(checksum_findings, "problem");
+    if (checksum_findings != 0) summary += ", " + base::plural(checksum_findings, "problem");
   } else if (!report.hub) {
     summary += "; no SHA256SUMS: file contents not verified";
   }
@@ -317,7 +312,7 @@ void print_text(const VerifyReport& report) {
       if (f.verdict == verify::ContentVerdict::kVerified) ++verified;
     }
     summary += "; Hub checksums: " + std::to_string(verified) + " of " +
-               plural(report.hub->files.size(), "file") + " match";
+               base::plural(report.hub->files.size(), "file") + " match";
     if (report.hub->bytes_hashed != 0) {
       char rate[64];
       std::snprintf(rate, sizeof rate, " (%s in %.2f s)",
@@ -327,15 +322,16 @@ void print_text(const VerifyReport& report) {
   }
   if (report.values) {
     const verify::ValuesReport& vr = *report.values;
-    summary += "; values: " + plural(vr.tensors, "tensor") + " scanned (" +
+    summary += "; values: " + base::plural(vr.tensors, "tensor") + " scanned (" +
                human_bytes(vr.tensor_bytes) + "), " + std::to_string(vr.tensors_nan) +
                " with NaN, " + std::to_string(vr.tensors_inf) + " with Inf, " +
                std::to_string(vr.tensors_all_zero) + " all zero";
     if (vr.shards_incomplete != 0) {
-      summary += " (" + plural(vr.shards_incomplete, "shard") + " not read through)";
+      summary += " (" + base::plural(vr.shards_incomplete, "shard") + " not read through)";
     }
   }
-  summary += "; " + plural(report.errors, "error") + ", " + plural(report.warnings, "warning");
+  summary +=
+      "; " + base::plural(report.errors, "error") + ", " + base::plural(report.warnings, "warning");
   std::cout << summary << "\n";
 }
 
@@ -382,7 +378,7 @@ int run_verify(const Command& command, VerifyArgs& args) {
 void add_verify_command(CLI::App& root, Commands& commands) {
   Command& command =
       commands.add(root, "verify", "check a sharded model folder against its index and SHA256SUMS",
-                   kUsage, kIntro, kOutro);
+                   kVerifyUsage, kVerifyIntro, kVerifyOutro);
   auto args = std::make_shared<VerifyArgs>();
   CLI::App& app = *command.app;
   app.add_flag("--json", args->json,

@@ -19,9 +19,9 @@
 namespace stguard::cli {
 namespace {
 
-constexpr std::string_view kUsage = "stguard write [--protocol] SPEC.json OUT.safetensors";
+constexpr std::string_view kWriteUsage = "stguard write [--protocol] SPEC.json OUT.safetensors";
 
-constexpr std::string_view kIntro =
+constexpr std::string_view kWriteIntro =
     R"(Writes the safetensors file a JSON spec describes, canonically: tensors in
 the upstream writer's order, contiguous data, compact JSON, the header padded
 with spaces to a multiple of 8, "__metadata__" first with its keys sorted. The
@@ -46,7 +46,7 @@ through; a device or FIFO (/dev/stdout) is written in place. New files get
 permissions 0644 (less what the umask removes).
 )";
 
-constexpr std::string_view kOutro =
+constexpr std::string_view kWriteOutro =
     R"(Exit status: 0 written, 1 refused (with the reason on stderr), 2 usage error,
 or a spec or output that cannot be read or written.
 )";
@@ -102,7 +102,7 @@ void add_write_command(CLI::App& root, Commands& commands) {
   Command& command = commands.add(root, "write",
                                   "write a safetensors file from a JSON spec (canonical; refuses "
                                   "what the format forbids)",
-                                  kUsage, kIntro, kOutro);
+                                  kWriteUsage, kWriteIntro, kWriteOutro);
   auto args = std::make_shared<WriteArgs>();
   command.app->add_option("FILE", args->files);
   command.app

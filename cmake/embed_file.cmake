@@ -27,7 +27,8 @@ string(REPLACE ", \n" ",\n    " bytes "${bytes}")
 cmake_path(GET INPUT FILENAME name)
 
 # A trailing zero keeps the array non-empty for an empty file; it is not
-# part of the returned bytes.
+# part of the returned bytes. The array is named after the function, so that
+# two generated sources can share a translation unit (a unity build).
 file(WRITE "${OUTPUT}.tmp"
 "// Generated from ${name} by cmake/embed_file.cmake: do not edit.
 #include \"${HEADER}\"
@@ -35,13 +36,13 @@ file(WRITE "${OUTPUT}.tmp"
 namespace ${NAMESPACE} {
 namespace {
 
-constexpr unsigned char kBytes[] = {
+constexpr unsigned char ${FUNCTION}_bytes[] = {
     ${bytes}0x00};
 
 }  // namespace
 
 std::string_view ${FUNCTION}() noexcept {
-  return {reinterpret_cast<const char*>(kBytes), ${size}};
+  return {reinterpret_cast<const char*>(${FUNCTION}_bytes), ${size}};
 }
 
 }  // namespace ${NAMESPACE}

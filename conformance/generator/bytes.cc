@@ -15,10 +15,6 @@
 namespace stguard::conformance {
 namespace {
 
-[[noreturn]] void fail(const SourceLine& at, const std::string& message) {
-  throw RecipeError(at.where() + ": " + message);
-}
-
 std::vector<std::string> words(std::string_view s) {
   std::vector<std::string> out;
   std::size_t i = 0;

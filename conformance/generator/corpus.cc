@@ -24,10 +24,6 @@
 namespace stguard::conformance {
 namespace {
 
-[[noreturn]] void fail(const SourceLine& at, const std::string& message) {
-  throw RecipeError(at.where() + ": " + message);
-}
-
 // The format's dtype table, kept here independently of stguard::parser so
 // that the generator's self-check is not the parser checking itself.
 struct DtypeRow {

@@ -52,10 +52,6 @@ std::vector<std::string> split_list(std::string_view value) {
   return out;
 }
 
-[[noreturn]] void fail(const SourceLine& at, const std::string& message) {
-  throw RecipeError(at.where() + ": " + message);
-}
-
 // The lines of a whole file, as std::getline would give them (no empty last
 // line after a final newline).
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -519,6 +515,10 @@ base::Result<Recipe> repaired_recipe(const Recipe& r) {
 
 std::string SourceLine::where() const {
   return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
+void fail(const SourceLine& at, const std::string& message) {
+  throw RecipeError(at.where() + ": " + message);
 }
 
 bool Recipe::on_demand() const {

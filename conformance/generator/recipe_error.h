@@ -6,6 +6,7 @@
 #define STGUARD_CONFORMANCE_GENERATOR_RECIPE_ERROR_H_
 
 #include <stdexcept>
+#include <string>
 
 #include "base/failure.h"
 
@@ -24,6 +25,11 @@ class RecipeReadError : public RecipeError {
  public:
   using RecipeError::RecipeError;
 };
+
+struct SourceLine;  // recipe.h
+
+// Throws a RecipeError whose message is "file:line: message".
+[[noreturn]] void fail(const SourceLine& at, const std::string& message);
 
 // Runs `work` (returning T), turning a RecipeError it throws into the
 // Failure it stands for (io for a RecipeReadError).

@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/text.h"
+
 namespace stguard::hunt {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_punct(char c) {
   return c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',';
 }
@@ -89,7 +90,7 @@ std::optional<std::size_t> value_end(const std::vector<std::string>& tokens, std
 }
 
 std::size_t skip_blanks(const std::vector<std::string>& tokens, std::size_t i) {
-  while (i < tokens.size() && is_blank(tokens[i][0])) ++i;
+  while (i < tokens.size() && base::is_blank(tokens[i][0])) ++i;
   return i;
 }
 
@@ -101,7 +102,7 @@ std::vector<std::pair<std::size_t, std::size_t>> member_spans(
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i][0] != '"') continue;
     std::size_t before = i;
-    while (before > 0 && is_blank(tokens[before - 1][0])) --before;
+    while (before > 0 && base::is_blank(tokens[before - 1][0])) --before;
     if (before == 0 || (tokens[before - 1] != "{" && tokens[before - 1] != ",")) continue;
     const std::size_t colon = skip_blanks(tokens, i + 1);
     if (colon >= tokens.size() || tokens[colon] != ":") continue;
@@ -130,10 +131,10 @@ std::vector<std::string> header_tokens(std::string_view header) {
     if (c == '"') {
       while (end < header.size() && header[end] != '"') end += header[end] == '\\' ? 2u : 1u;
       end = std::min(end + 1, header.size());
-    } else if (is_blank(c)) {
-      while (end < header.size() && is_blank(header[end])) ++end;
+    } else if (base::is_blank(c)) {
+      while (end < header.size() && base::is_blank(header[end])) ++end;
     } else if (!is_punct(c)) {
-      while (end < header.size() && !is_punct(header[end]) && !is_blank(header[end]) &&
+      while (end < header.size() && !is_punct(header[end]) && !base::is_blank(header[end]) &&
              header[end] != '"') {
         ++end;
       }

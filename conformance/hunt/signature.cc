@@ -22,7 +22,6 @@ constexpr std::size_t kMaxLinesToStack = 20;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_quote(char c) { return c == '"' || c == '\'' || c == '`'; }
 
 // Readers differ in how they quote a tensor name: JSON-escaped ("a\"b"), or, as
@@ -34,14 +33,14 @@ bool is_quote(char c) { return c == '"' || c == '\'' || c == '`'; }
 bool opens_quote(std::string_view text, std::size_t at) {
   if (at == 0) return true;
   const char before = text[at - 1];
-  return is_blank(before) || before == '(' || before == '[' || before == '{' || before == ':' ||
-         before == '=' || before == ',';
+  return base::is_blank(before) || before == '(' || before == '[' || before == '{' ||
+         before == ':' || before == '=' || before == ',';
 }
 
 bool closes_quote(std::string_view text, std::size_t at) {
   if (at + 1 == text.size()) return true;
   const char after = text[at + 1];
-  return is_blank(after) || after == ':' || after == ',' || after == '.' || after == ';' ||
+  return base::is_blank(after) || after == ':' || after == ',' || after == '.' || after == ';' ||
          after == ')' || after == ']' || after == '}';
 }
 
@@ -246,7 +245,7 @@ bool is_runtime_frame(std::string_view function) {
 // A stack frame line: blanks, '#', digits, a blank, "0x".
 bool is_frame_line(std::string_view line) {
   std::size_t k = 0;
-  while (k < line.size() && is_blank(line[k])) ++k;
+  while (k < line.size() && base::is_blank(line[k])) ++k;
   if (k == line.size() || line[k] != '#') return false;
   const std::size_t digits = ++k;
   while (k < line.size() && is_digit(line[k])) ++k;
@@ -381,13 +380,13 @@ std::string normalise_reader_error(std::string_view message, std::span<const std
   std::string words;
   std::size_t i = 0;
   while (i < text.size()) {
-    if (is_blank(text[i])) {
+    if (base::is_blank(text[i])) {
       words += ' ';
       ++i;
       continue;
     }
     std::size_t end = i;
-    while (end < text.size() && !is_blank(text[end])) ++end;
+    while (end < text.size() && !base::is_blank(text[end])) ++end;
     const std::string_view word = text.substr(i, end - i);
     words += word.find('/') != std::string_view::npos ? std::string_view("_path_") : word;
     i = end;
@@ -467,7 +466,7 @@ std::vector<std::string> header_names(std::span<const std::uint8_t> file) {
     const std::string_view raw = header.substr(k + 1, close - k - 1);
     k = close;
     std::size_t after = close + 1;
-    while (after < header.size() && is_blank(header[after])) ++after;
+    while (after < header.size() && base::is_blank(header[after])) ++after;
     if (after == header.size() || header[after] != ':') continue;  // a value, not a key
     const Place here = depth == open.size() && !open.empty() ? open.back() : Place::kOther;
     const std::string decoded = json_decoded(raw);

@@ -16,7 +16,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // about what is shown, not how it is encoded.
 template <typename Escape>
 std::string shown_then_escaped(std::string_view text, std::size_t max_chars, Escape escape) {
-  const std::string shown = base::terminal_safe(text, {.max_chars = max_chars});
+  const std::string shown = display_text(text, max_chars);
   std::string out;
   out.reserve(shown.size());
   for (const char c : shown) escape(out, c);
@@ -48,6 +48,10 @@ bool append_markup_escape(std::string& out, char32_t code_point, std::string_vie
 }
 
 }  // namespace
+
+std::string display_text(std::string_view text, std::size_t max_chars, bool keep_newlines) {
+  return base::terminal_safe(text, {.max_chars = max_chars, .keep_newlines = keep_newlines});
+}
 
 std::string xml_text(std::string_view text, bool attribute, std::size_t max_chars) {
   const base::SafeTextOptions policy{.keep_newlines = !attribute};

@@ -20,6 +20,11 @@
 
 namespace stguard::conformance {
 
+// Display-safe text (base::terminal_safe), cut to max_chars: what the
+// terminal report prints and the HTML page's data holds, before any escape
+// of a medium. keep_newlines leaves LF as it is, for multi-line messages.
+std::string display_text(std::string_view text, std::size_t max_chars, bool keep_newlines = false);
+
 // XML 1.0 character data, or an attribute value in double quotes. In
 // character data LF and TAB stay as they are (multi-line text); in an
 // attribute they are shown as \n and \t like any other control. & < > " '

@@ -73,11 +73,6 @@ int expectation_code(Expectation expectation) noexcept {
   return 0;
 }
 
-// Untrusted text as the page's data holds it: display-safe, cut.
-std::string shown(std::string_view text, std::size_t max_chars, bool keep_newlines = false) {
-  return base::terminal_safe(text, {.max_chars = max_chars, .keep_newlines = keep_newlines});
-}
-
 // A cell's message: for a crash or timeout whose stderr has a line of
 // interest past what the page shows, that line first, then stderr from its
 // start.
@@ -102,20 +97,20 @@ Json html_data(std::span<const ReaderRun> runs, const std::vector<MatrixGroup>& 
   for (const Grade grade : kBestFirst) order.push_back(grade_index(grade));
   Json& readers = data["readers"] = Json::array();
   for (const ReaderRun& run : runs) {
-    readers.push_back({{"name", shown(run.name, 120)},
-                       {"version", shown(run.version, 120)},
-                       {"mode", shown(run.mode, 40)},
+    readers.push_back({{"name", display_text(run.name, 120)},
+                       {"version", display_text(run.version, 120)},
+                       {"mode", display_text(run.mode, 40)},
                        {"skipped", run.skipped},
-                       {"skip_reason", shown(run.skip_reason, kHtmlMessageChars)}});
+                       {"skip_reason", display_text(run.skip_reason, kHtmlMessageChars)}});
   }
   Json& cases = data["cases"] = Json::array();
   for (const MatrixGroup& group : groups) {
     for (const MatrixCase& matrix_case : group.cases) {
       const CaseResult& info = *matrix_case.info;
       Json tags = Json::array();
-      for (const std::string& tag : info.tags) tags.push_back(shown(tag, 120));
+      for (const std::string& tag : info.tags) tags.push_back(display_text(tag, 120));
       Json rules = Json::array();
-      for (const std::string& rule : info.rules) rules.push_back(shown(rule, 40));
+      for (const std::string& rule : info.rules) rules.push_back(display_text(rule, 40));
       Json cells = Json::array();
       for (std::size_t r = 0; r < matrix_case.cells.size(); ++r) {
         const CaseResult* cell = matrix_case.cells[r];
@@ -127,13 +122,13 @@ Json html_data(std::span<const ReaderRun> runs, const std::vector<MatrixGroup>& 
             std::isfinite(cell->duration_ms) ? std::round(cell->duration_ms * 10) / 10 : 0.0;
         cells.push_back({grade_index(cell->grade), expectation_code(cell->expectation),
                          cell->verdict ? answer_name(*cell->verdict, is_writer_run(runs[r])) : "",
-                         shown(html_reader_error(*cell), kHtmlMessageChars, true),
-                         shown(cell->detail, kHtmlMessageChars, true), ms});
+                         display_text(html_reader_error(*cell), kHtmlMessageChars, true),
+                         display_text(cell->detail, kHtmlMessageChars, true), ms});
       }
-      cases.push_back({{"id", shown(info.case_id, 200)},
-                       {"group", shown(group.name, 120)},
+      cases.push_back({{"id", display_text(info.case_id, 200)},
+                       {"group", display_text(group.name, 120)},
                        {"expected", expected_name(info.expected_verdict, matrix_case.writer_case)},
-                       {"description", shown(info.description, 2000)},
+                       {"description", display_text(info.description, 2000)},
                        {"tags", std::move(tags)},
                        {"rules", std::move(rules)},
                        {"cells", std::move(cells)}});

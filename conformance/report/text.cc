@@ -4,14 +4,11 @@
 #include <algorithm>
 
 #include "base/text.h"
+#include "conformance/report/escape.h"
 #include "conformance/report/tally.h"
 
 namespace stguard::conformance {
 namespace {
-
-std::string shown(std::string_view text, std::size_t max_chars) {
-  return base::terminal_safe(text, {.max_chars = max_chars});
-}
 
 std::string pad_right(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
@@ -29,12 +26,12 @@ std::string text_summary(std::span<const ReaderRun> runs) {
   for (Grade grade : kAllGrades) grade_width = std::max(grade_width, grade_name(grade).size());
   for (const ReaderRun& run : runs) {
     if (!out.empty()) out += '\n';
-    std::string head = shown(run.name, 80);
-    if (!run.version.empty()) head += " " + shown(run.version, 60);
-    head += " (" + shown(run.mode, 20) + ")";
+    std::string head = display_text(run.name, 80);
+    if (!run.version.empty()) head += " " + display_text(run.version, 60);
+    head += " (" + display_text(run.mode, 20) + ")";
     if (run.skipped) {
       ++skipped_total;
-      out += head + ": SKIPPED: " + shown(run.skip_reason, 200) + "\n";
+      out += head + ": SKIPPED: " + display_text(run.skip_reason, 200) + "\n";
       continue;
     }
     const Counts counts = count_results(run);
@@ -60,7 +57,7 @@ std::string text_summary(std::span<const ReaderRun> runs) {
     for (const CaseResult& result : run.results) {
       if (result.leftover_processes == 0) continue;
       if (++leaving <= 5) {
-        left += (left.empty() ? "" : ", ") + shown(result.case_id, 100) + " (" +
+        left += (left.empty() ? "" : ", ") + display_text(result.case_id, 100) + " (" +
                 std::to_string(result.leftover_processes) + ")";
       }
     }
@@ -71,8 +68,8 @@ std::string text_summary(std::span<const ReaderRun> runs) {
     }
     for (const CaseResult* result : worst_first(run, result_fails_run)) {
       out += "  " + pad_right(std::string(grade_name(result->grade)), grade_width) + "  " +
-             shown(result->case_id, 100) + "  \xE2\x80\x94 " +
-             shown(failure_message(*result, is_writer_run(run)), 160);
+             display_text(result->case_id, 100) + "  \xE2\x80\x94 " +
+             display_text(failure_message(*result, is_writer_run(run)), 160);
       if (result->expectation == Expectation::kOtherFailure) {
         out += " [expected failure listed with another grade]";
       }
@@ -86,10 +83,10 @@ std::string text_summary(std::span<const ReaderRun> runs) {
       for (const BrokenRule& rule : broken) {
         std::string ids;
         for (std::size_t i = 0; i < rule.failures.size() && i < 4; ++i) {
-          ids += (i == 0 ? "" : ", ") + shown(rule.failures[i]->case_id, 100);
+          ids += (i == 0 ? "" : ", ") + display_text(rule.failures[i]->case_id, 100);
         }
         if (rule.failures.size() > 4) ids += ", ...";
-        out += "    " + pad_right(shown(rule.rule, 20), 11) + " " +
+        out += "    " + pad_right(display_text(rule.rule, 20), 11) + " " +
                std::to_string(rule.failures.size()) +
                (rule.failures.size() == 1 ? " case: " : " cases: ") + ids + "\n";
       }
@@ -97,7 +94,7 @@ std::string text_summary(std::span<const ReaderRun> runs) {
     for (const CaseResult* result : worst_first(run, [](const CaseResult& r) {
            return r.expectation == Expectation::kUnexpectedPass;
          })) {
-      out += "  " + pad_right("XPASS", grade_width) + "  " + shown(result->case_id, 100) +
+      out += "  " + pad_right("XPASS", grade_width) + "  " + display_text(result->case_id, 100) +
              "  \xE2\x80\x94 listed as an expected failure, but passes (" +
              std::string(grade_name(result->grade)) + ")\n";
     }

@@ -12,7 +12,7 @@
 namespace stguard::conformance {
 namespace {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 // Reads the string `field` of `entry` into `out` (null leaves it empty when
 // `nullable`).

@@ -16,6 +16,7 @@
 
 #include "base/file_io.h"
 #include "tests/support/child_process.h"
+#include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
 namespace stguard::base {
@@ -23,10 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string contents(const fs::path& path) {
-  const Result<std::string> text = read_file(path);
-  return text ? *text : "<" + text.error().message + ">";
-}
+using stguard_test::read_text;
 
 // The message of a failed write, or "" when it succeeded.
 std::string failure(const Result<void>& done) { return done ? "" : done.error().message; }
@@ -61,7 +59,7 @@ mode_t current_umask() {
 TEST(OutputTest, NewFileGetsTheModeLessTheUmaskAndNoTemporaryStays) {
   stguard_test::TempDir dir;
   ASSERT_EQ(failure(write_file(dir.path() / "new.txt", "one", 0644)), "");
-  EXPECT_EQ(contents(dir.path() / "new.txt"), "one");
+  EXPECT_EQ(read_text(dir.path() / "new.txt"), "one");
   EXPECT_EQ(mode_of(dir.path() / "new.txt") & 0777, 0644 & ~current_umask());
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"new.txt"});
   // Directories are never created.
@@ -78,7 +76,7 @@ TEST(OutputTest, ReplacedFileKeepsItsModeAndIsReplacedAtomically) {
   struct stat before {};
   ASSERT_EQ(::stat(file.c_str(), &before), 0);
   ASSERT_EQ(failure(write_file(file, "new", 0644)), "");
-  EXPECT_EQ(contents(file), "new");
+  EXPECT_EQ(read_text(file), "new");
   EXPECT_EQ(mode_of(file) & 07777, 0600u);
   struct stat after {};
   ASSERT_EQ(::stat(file.c_str(), &after), 0);
@@ -115,7 +113,7 @@ TEST(OutputTest, AFileTheUserMayNotWriteIsRefusedAsAShellWould) {
       },
       {.unprivileged = true});
   EXPECT_EQ(outcome.exit_code, 0);
-  EXPECT_EQ(contents(file), "keep");
+  EXPECT_EQ(read_text(file), "keep");
 }
 
 TEST(OutputTest, ALinkToARegularFileIsWrittenThroughAndStays) {
@@ -129,14 +127,14 @@ TEST(OutputTest, ALinkToARegularFileIsWrittenThroughAndStays) {
   ASSERT_EQ(failure(write_file(dir.path() / "link2", "new")), "");
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "link1")));
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "link2")));
-  EXPECT_EQ(contents(dir.path() / "real" / "report.txt"), "new");
+  EXPECT_EQ(read_text(dir.path() / "real" / "report.txt"), "new");
   EXPECT_EQ(mode_of(dir.path() / "real" / "report.txt") & 0777, 0640u);
   EXPECT_EQ(names_in(dir.path() / "real"), std::vector<std::string>{"report.txt"});
   // A link that names nothing yet: the file it names is created.
   fs::create_symlink("real/fresh.txt", dir.path() / "dangling");
   ASSERT_EQ(failure(write_file(dir.path() / "dangling", "made")), "");
   EXPECT_TRUE(S_ISLNK(mode_of(dir.path() / "dangling")));
-  EXPECT_EQ(contents(dir.path() / "real" / "fresh.txt"), "made");
+  EXPECT_EQ(read_text(dir.path() / "real" / "fresh.txt"), "made");
   // A loop is an error, and leaves the links alone.
   fs::create_symlink("loop-b", dir.path() / "loop-a");
   fs::create_symlink("loop-a", dir.path() / "loop-b");
@@ -164,7 +162,7 @@ TEST(OutputTest, ALinkToOneOfOurDescriptorsIsWrittenThroughTheDescriptor) {
   });
   EXPECT_EQ(outcome.exit_code, 0);
   EXPECT_TRUE(S_ISLNK(mode_of(link)));
-  EXPECT_EQ(contents(shell_file), "before\nthrough\nagain\nafter\n");
+  EXPECT_EQ(read_text(shell_file), "before\nthrough\nagain\nafter\n");
   // A descriptor that is not open is an error, not a new file.
   EXPECT_EQ(failure(write_file("/dev/fd/987", "x")),
             "cannot write /dev/fd/987: Bad file descriptor");
@@ -223,7 +221,7 @@ TEST(OutputTest, AFullDiskLeavesTheOldFileAndNoTemporary) {
       },
       {.file_size_limit = 4096});
   EXPECT_EQ(outcome.exit_code, 0);
-  EXPECT_EQ(contents(file), "old report");
+  EXPECT_EQ(read_text(file), "old report");
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"report.txt"});
 }
 
@@ -237,7 +235,7 @@ TEST(OutputTest, AnUncommittedOutputLeavesNothing) {
     ASSERT_EQ(failure(out->write("half")), "");
     EXPECT_EQ(names_in(dir.path()).size(), 2u) << "the temporary file exists while writing";
   }
-  EXPECT_EQ(contents(file), "old");
+  EXPECT_EQ(read_text(file), "old");
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"out.bin"});
 }
 
@@ -270,7 +268,7 @@ TEST(OutputTest, ASignalDuringAWriteRemovesTheTemporaryFile) {
         << "the signal still ends the process as it would have";
     EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"model.safetensors"})
         << "signal " << signal_number;
-    EXPECT_EQ(contents(file), "old");
+    EXPECT_EQ(read_text(file), "old");
   }
 }
 

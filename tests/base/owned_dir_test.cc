@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/file_io.h"
+#include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
 namespace stguard::base {
@@ -20,15 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void put(const fs::path& path, std::string_view bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string contents(const fs::path& path) {
-  const Result<std::string> text = read_file(path);
-  return text ? *text : "<missing>";
-}
+using stguard_test::read_text;
+using stguard_test::write_text;
 
 // The message a claim fails with, or "" when it succeeds.
 std::string refusal(const fs::path& dir, std::string_view command) {
@@ -53,8 +47,8 @@ TEST(OwnedDirTest, ANewOrEmptyFolderIsClaimedAndMarked) {
 TEST(OwnedDirTest, AFolderOfTheUsersIsRefusedAndLeftAlone) {
   stguard_test::TempDir scratch;
   const fs::path m = scratch.path() / "m";
-  put(m / "llama" / "model-00001-of-00002.safetensors", "weights");
-  put(m / "manifest.json", "{\"mine\":true}");
+  write_text(m / "llama" / "model-00001-of-00002.safetensors", "weights");
+  write_text(m / "manifest.json", "{\"mine\":true}");
   EXPECT_EQ(refusal(m, "corpus build"),
             m.string() +
                 ": not empty, and not made by `stguard corpus build` (it has no "
@@ -62,9 +56,9 @@ TEST(OwnedDirTest, AFolderOfTheUsersIsRefusedAndLeftAlone) {
                 "one it made, so that it never overwrites or deletes files it did not "
                 "make: give another folder");
   EXPECT_FALSE(fs::exists(m / kOwnedMarker));
-  EXPECT_EQ(contents(m / "manifest.json"), "{\"mine\":true}");
+  EXPECT_EQ(read_text(m / "manifest.json"), "{\"mine\":true}");
   // A file is not a folder; another command's folder is not this one's.
-  put(scratch.path() / "file", "x");
+  write_text(scratch.path() / "file", "x");
   EXPECT_EQ(refusal(scratch.path() / "file", "hunt"),
             (scratch.path() / "file").string() + ": not a directory");
   ASSERT_EQ(refusal(scratch.path() / "h", "hunt"), "");
@@ -76,7 +70,7 @@ TEST(OwnedDirTest, AFolderOfTheUsersIsRefusedAndLeftAlone) {
   fs::create_directory(linked);
   fs::create_symlink("/etc/hostname", linked / kOwnedMarker);
   EXPECT_NE(refusal(linked, "hunt"), "");
-  put(scratch.path() / "junk" / kOwnedMarker, "[1,2]");
+  write_text(scratch.path() / "junk" / kOwnedMarker, "[1,2]");
   EXPECT_NE(refusal(scratch.path() / "junk", "hunt"), "");
 }
 
@@ -96,8 +90,8 @@ TEST(OwnedDirTest, OnlyListedFilesHoldingWhatWasWrittenAreRemoved) {
     ASSERT_TRUE(saved) << saved.error().message;
   }
   // The user adds a file of their own, edits one of stguard's.
-  put(out / "a" / "mine.bin", "user data");
-  put(out / "b" / "three.bin", "edited by the user");
+  write_text(out / "a" / "mine.bin", "user data");
+  write_text(out / "b" / "three.bin", "edited by the user");
   Result<OwnedDir> dir = OwnedDir::claim(out, "corpus build");
   ASSERT_TRUE(dir) << dir.error().message;
   EXPECT_FALSE(dir->fresh());
@@ -106,24 +100,24 @@ TEST(OwnedDirTest, OnlyListedFilesHoldingWhatWasWrittenAreRemoved) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().message, (out / "a" / "mine.bin").string() +
                                          ": stguard did not make this file; not overwriting it");
-  EXPECT_EQ(contents(out / "a" / "mine.bin"), "user data");
+  EXPECT_EQ(read_text(out / "a" / "mine.bin"), "user data");
   // ... unless it already holds exactly what would be written.
   EXPECT_EQ(dir->write("a/mine.bin", "user data").value(), OwnedDir::Wrote::kUnchanged);
   const Result<OwnedDir::Stale> stale = dir->remove_stale({"top.txt", "a/mine.bin"});
   ASSERT_TRUE(stale) << stale.error().message;
   EXPECT_EQ(stale->removed, (std::vector<std::string>{"a/one.bin", "a/two.bin"}));
   EXPECT_EQ(stale->kept_changed, std::vector<std::string>{"b/three.bin"});
-  EXPECT_EQ(contents(out / "b" / "three.bin"), "edited by the user");
-  EXPECT_EQ(contents(out / "a" / "mine.bin"), "user data");
+  EXPECT_EQ(read_text(out / "b" / "three.bin"), "edited by the user");
+  EXPECT_EQ(read_text(out / "a" / "mine.bin"), "user data");
   EXPECT_TRUE(fs::is_directory(out / "a"));  // not empty
   EXPECT_TRUE(fs::is_directory(out / "b"));
   // A name that climbs out, or a link planted at a listed name, is refused.
   EXPECT_FALSE(dir->write("../escape.txt", "x"));
   EXPECT_FALSE(fs::exists(scratch.path() / "escape.txt"));
   fs::create_symlink(scratch.path() / "victim", out / "link.txt");
-  put(scratch.path() / "victim", "precious");
+  write_text(scratch.path() / "victim", "precious");
   EXPECT_FALSE(dir->write("link.txt", "x"));
-  EXPECT_EQ(contents(scratch.path() / "victim"), "precious");
+  EXPECT_EQ(read_text(scratch.path() / "victim"), "precious");
 }
 
 TEST(OwnedDirTest, DirectoriesItMadeGoWhenEmpty) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/files.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -23,12 +24,7 @@ using stguard_test::TempDir;
 
 const fs::path kSource = STGUARD_SOURCE_DIR;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using stguard_test::read_text;
 
 std::string corpus_version() {
   const nlohmann::json manifest =

@@ -124,11 +124,11 @@ TEST(OneOpenCli, InspectScansTheValuesOfTheFileItsHeaderCameFrom) {
       dir.write("a.safetensors", make_f32_shard({{"w", {kF32One, kF32One, kF32One, kF32One}}}));
   const std::vector<std::uint8_t> nan =
       make_f32_shard({{"w", {kF32Nan, kF32Nan, kF32Nan, kF32Nan}}});
-  for (const bool json : {false, true}) {
+  for (const bool as_json : {false, true}) {
     std::vector<std::string> args = {"inspect", "--scan-values", file};
-    if (json) args.insert(args.begin() + 1, "--json");
+    if (as_json) args.insert(args.begin() + 1, "--json");
     const TempDir restore;
-    const std::string first = restore.write("a", bytes_of(stguard_test::slurp(file)));
+    const std::string first = restore.write("a", bytes_of(stguard_test::read_text(file)));
     const CliRun run = run_pausing(args, [&] { replace_by_rename(file, nan); });
     EXPECT_EQ(run.exit_code, 0) << run.out << run.err;  // no NaN: the first file's values
     EXPECT_EQ(run.out.find("1 with NaN"), std::string::npos) << run.out;
@@ -146,9 +146,10 @@ TEST(OneOpenCli, CheckSniffsTheFileItRejected) {
   EXPECT_EQ(text.out.find("HTML"), std::string::npos) << text.out;
 
   dir.write("a.safetensors", bytes_of(kLfsPointer));
-  const CliRun json =
+  const CliRun json_run =
       run_pausing({"check", "--json", file}, [&] { replace_by_rename(file, bytes_of(kHtmlPage)); });
-  EXPECT_NE(json.out.find("\"content\":\"git_lfs_pointer\""), std::string::npos) << json.out;
+  EXPECT_NE(json_run.out.find("\"content\":\"git_lfs_pointer\""), std::string::npos)
+      << json_run.out;
 }
 
 TEST(OneOpenCli, InspectSniffsTheFileItRejected) {

@@ -19,7 +19,7 @@ using stguard_test::CliRun;
 using stguard_test::run_cli;
 using stguard_test::TempDir;
 
-const fs::path kSource = STGUARD_SOURCE_DIR;
+const fs::path kF32File = fs::path(STGUARD_SOURCE_DIR) / "corpus" / "dtypes" / "f32.safetensors";
 
 bool loaded(const CliRun& run, const std::string& soname) {
   return run.err.find("file=" + soname) != std::string::npos;
@@ -29,13 +29,13 @@ bool loaded(const CliRun& run, const std::string& soname) {
 fs::path folder_with_checksums(const TempDir& dir) {
   const fs::path folder = dir.path() / "model";
   fs::create_directory(folder);
-  fs::copy_file(kSource / "corpus" / "dtypes" / "f32.safetensors", folder / "model.safetensors");
+  fs::copy_file(kF32File, folder / "model.safetensors");
   std::ofstream(folder / "SHA256SUMS") << std::string(64, '0') << "  model.safetensors\n";
   return folder;
 }
 
 TEST(SharedLibraries, CheckAndInspectLoadNeitherLibcryptoNorLibarchive) {
-  const std::string file = (kSource / "corpus" / "dtypes" / "f32.safetensors").string();
+  const std::string file = (kF32File).string();
   for (const char* command : {"check", "inspect"}) {
     SCOPED_TRACE(command);
     const CliRun run = run_cli({command, file}, {{"LD_DEBUG", "files"}});

@@ -97,9 +97,9 @@ TEST(VerifyValuesCli, PlantedNanFailsTheFolder) {
       text.out.find("; values: 5 tensors scanned (80 B), 1 with NaN, 0 with Inf, 0 all zero;"),
       std::string::npos)
       << text.out;
-  const CliRun json = run_cli({"verify", "--json", "--scan-values", path});
-  EXPECT_EQ(json.exit_code, 1);
-  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  const CliRun json_run = run_cli({"verify", "--json", "--scan-values", path});
+  EXPECT_EQ(json_run.exit_code, 1);
+  const nlohmann::json doc = nlohmann::json::parse(json_run.out);
   EXPECT_EQ(doc["values"]["tensors_nan"], 1);
   EXPECT_EQ(doc["values"]["bytes_read"], 0);  // scanned while hashing
   EXPECT_EQ(doc["values"]["tensors"][0]["tensor"], "model.layers.1.w");

@@ -18,15 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/files.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 bool readers_required() {
   const char* value = std::getenv("STGUARD_REQUIRE_READERS");
@@ -130,8 +126,8 @@ TEST_F(ConformBundled, ResultsMarkdownIsInSync) {
   if (!skipped_readers().empty() && !readers_required()) {
     GTEST_SKIP() << "a bundled reader is not installed; RESULTS.md cannot be compared";
   }
-  const std::string committed = read_all(STGUARD_RECIPES_DIR "/RESULTS.md");
-  const std::string fresh = read_all(dir_->file("RESULTS.md"));
+  const std::string committed = stguard_test::read_text(STGUARD_RECIPES_DIR "/RESULTS.md");
+  const std::string fresh = stguard_test::read_text(dir_->file("RESULTS.md"));
   ASSERT_FALSE(fresh.empty());
   EXPECT_TRUE(committed == fresh)
       << "conformance/RESULTS.md differs from what the runner writes now; regenerate it with "

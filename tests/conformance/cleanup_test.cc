@@ -22,6 +22,7 @@
 
 #include "conformance/model/manifest.h"
 #include "conformance/runner/runner.h"
+#include "tests/conformance/source_paths.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -31,7 +32,7 @@ namespace {
 namespace conf = stguard::conformance;
 using conf::Grade;
 
-const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
+using conformance_test::kCorpusDir;
 
 // A number no other process on the machine has among its arguments.
 std::string unique_number(int which) {

@@ -35,6 +35,7 @@
 #include "conformance/generator/recipe.h"
 #include "conformance/model/manifest.h"
 #include "stguard/stguard.h"
+#include "tests/conformance/source_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_util.h"
 
@@ -44,8 +45,8 @@ namespace conf = stguard::conformance;
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMinimumCases = 200;
-const fs::path kRecipesDir = STGUARD_RECIPES_DIR;
-const fs::path kCorpusDir = STGUARD_CORPUS_DIR;
+using conformance_test::kCorpusDir;
+using conformance_test::kRecipesDir;
 
 std::span<const std::uint8_t> bytes_of(const std::string& text) {
   return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};

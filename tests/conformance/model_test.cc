@@ -12,6 +12,7 @@
 #include "base/file_io.h"
 #include "conformance/model/manifest.h"
 #include "conformance/model/verdict.h"
+#include "tests/conformance/source_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -20,7 +21,7 @@ namespace conf = stguard::conformance;
 using conf::Verdict;
 using Json = nlohmann::ordered_json;
 
-const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
+using conformance_test::kCorpusDir;
 
 TEST(ConformanceVerdict, NamesRoundTrip) {
   for (const Verdict v : {Verdict::kAccept, Verdict::kReject, Verdict::kEither}) {

@@ -19,6 +19,7 @@
 #include "conformance/runner/grade.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/runner.h"
+#include "tests/conformance/source_paths.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -29,7 +30,7 @@ using conf::Grade;
 using conf::Verdict;
 using Status = conf::ProcessResult::Status;
 
-const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
+using conformance_test::kCorpusDir;
 
 // A few cases of each verdict (accepted ones with tensors), as the runner
 // tests pick them.

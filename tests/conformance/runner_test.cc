@@ -24,6 +24,7 @@
 #include "conformance/runner/process.h"
 #include "conformance/runner/reader.h"
 #include "conformance/runner/selection.h"
+#include "tests/conformance/source_paths.h"
 #include "tests/support/failure_of.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
@@ -36,7 +37,7 @@ using conf::Verdict;
 using Status = conf::ProcessResult::Status;
 using stguard_test::failure_of;
 
-const std::filesystem::path kCorpusDir = STGUARD_CORPUS_DIR;
+using conformance_test::kCorpusDir;
 
 conf::Case make_case(Verdict verdict) {
   conf::Case c;

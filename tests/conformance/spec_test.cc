@@ -24,6 +24,7 @@
 #include "conformance/generator/rule_coverage.h"
 #include "conformance/model/manifest.h"
 #include "stguard/stguard.h"
+#include "tests/conformance/source_paths.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_util.h"
@@ -33,8 +34,8 @@ namespace {
 namespace conf = stguard::conformance;
 namespace fs = std::filesystem;
 
-const fs::path kRecipesDir = STGUARD_RECIPES_DIR;
-const fs::path kCorpusDir = STGUARD_CORPUS_DIR;
+using conformance_test::kCorpusDir;
+using conformance_test::kRecipesDir;
 const fs::path kSpecPath = fs::path(STGUARD_RECIPES_DIR) / ".." / "docs" / "spec.md";
 
 const stguard::base::Result<conf::RecipeSet>& recipes() {

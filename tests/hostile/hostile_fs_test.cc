@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/files.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -40,10 +41,7 @@ using stguard_test::TempDir;
 const std::string kPlantedBug =
     std::string("'") + STGUARD_FAKE_READER_PATH + "' plain-no-overlap-check";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using stguard_test::read_text;
 
 void put(const fs::path& path, std::string_view text, fs::perms perms = fs::perms::unknown) {
   fs::create_directories(path.parent_path());

@@ -31,7 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace conf = stguard::conformance;
-namespace hunt = stguard::hunt;
 
 const fs::path kReaderDir = fs::path(STGUARD_ADAPTERS_DIR) / "safetensors-npm";
 
@@ -79,13 +78,14 @@ TEST(HuntBundled, ASeededHuntAgainstSafetensorsNpmFindsReproducibleBuckets) {
     EXPECT_EQ(bytes.size(), finding["size"].get<std::size_t>());
     // A timeout depends on the machine's load, not only on the file.
     if (finding["kind"] == "timeout") continue;
-    const hunt::Oracle oracle = hunt::judge(bytes);
+    const stguard::hunt::Oracle oracle = stguard::hunt::judge(bytes);
     const std::optional<conf::CaseResult> answer = grader.grade(oracle.expected, file);
     ASSERT_TRUE(answer);
-    const std::optional<hunt::Divergence> kind = hunt::divergence_of(answer->grade);
+    const std::optional<stguard::hunt::Divergence> kind =
+        stguard::hunt::divergence_of(answer->grade);
     ASSERT_TRUE(kind) << answer->detail;
-    EXPECT_EQ(hunt::divergence_name(*kind), finding["kind"].get<std::string>());
-    EXPECT_EQ(hunt::make_signature(*kind, oracle, *answer, bytes).bucket(),
+    EXPECT_EQ(stguard::hunt::divergence_name(*kind), finding["kind"].get<std::string>());
+    EXPECT_EQ(stguard::hunt::make_signature(*kind, oracle, *answer, bytes).bucket(),
               finding["bucket"].get<std::string>());
   }
 }

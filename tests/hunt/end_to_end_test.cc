@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/files.h"
 #include "tests/support/run_cli.h"
 #include "tests/support/temp_dir.h"
 
@@ -30,12 +31,10 @@ using stguard_test::TempDir;
 const std::string kPlantedBug =
     std::string("'") + STGUARD_FAKE_READER_PATH + "' plain-no-overlap-check";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using stguard_test::read_text;
 
-CliRun hunt(const fs::path& out, const std::string& runs, const std::string& minimise_runs) {
+CliRun hunt_planted_bug(const fs::path& out, const std::string& runs,
+                        const std::string& minimise_runs) {
   return run_cli({"hunt", "--adapter", kPlantedBug, "--plain", "--name", "no-overlap-check",
                   "--runs", runs, "--seed", "1", "-j", "2", "--minimise-runs", minimise_runs,
                   "--corpus", STGUARD_CORPUS_DIR, "--out", out.string(), "-q"});
@@ -54,7 +53,7 @@ std::optional<nlohmann::json> overlap_bucket(const fs::path& out) {
 TEST(HuntEndToEnd, FindsPromotesAndGradesThePlantedOverlapBug) {
   const TempDir dir;
   const fs::path out = dir.path() / "hunt";
-  const CliRun run = hunt(out, "200", "120");
+  const CliRun run = hunt_planted_bug(out, "200", "120");
   ASSERT_EQ(run.exit_code, 1) << run.err;  // divergences found
   const std::optional<nlohmann::json> overlap = overlap_bucket(out);
   ASSERT_TRUE(overlap) << read_text(out / "findings.jsonl");
@@ -97,8 +96,8 @@ TEST(HuntEndToEnd, FindsPromotesAndGradesThePlantedOverlapBug) {
 
 TEST(HuntEndToEnd, TheSameSeedAndRunsGiveTheSameFindings) {
   const TempDir dir;
-  const CliRun first = hunt(dir.path() / "first", "60", "40");
-  const CliRun second = hunt(dir.path() / "second", "60", "40");
+  const CliRun first = hunt_planted_bug(dir.path() / "first", "60", "40");
+  const CliRun second = hunt_planted_bug(dir.path() / "second", "60", "40");
   ASSERT_EQ(first.exit_code, 1) << first.err;
   ASSERT_EQ(second.exit_code, 1) << second.err;
   EXPECT_EQ(first.out, second.out);

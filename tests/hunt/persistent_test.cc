@@ -42,7 +42,7 @@ fs::path write_reader_dir(const fs::path& parent) {
   return dir;
 }
 
-CliRun hunt(const fs::path& reader, const fs::path& out, bool persistent) {
+CliRun hunt_with(const fs::path& reader, const fs::path& out, bool persistent) {
   std::vector<std::string> args = {"hunt",      "--reader",  reader.string(),
                                    "--runs",    "16",        "--seed",
                                    "1",         "-j",        "2",
@@ -73,7 +73,7 @@ long adapter_starts(const std::string& err) {
 TEST(HuntPersistent, AReaderDeclaringItIsHuntedThroughItsPersistentCommand) {
   const TempDir dir;
   const fs::path out = dir.path() / "hunt";
-  const CliRun run = hunt(write_reader_dir(dir.path()), out, true);
+  const CliRun run = hunt_with(write_reader_dir(dir.path()), out, true);
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::multiset<std::string> found = kinds(out);
   EXPECT_EQ(found.count("crash"), 1u) << run.out;
@@ -89,7 +89,7 @@ TEST(HuntPersistent, AReaderDeclaringItIsHuntedThroughItsPersistentCommand) {
 TEST(HuntPersistent, NoPersistentRunsAProcessPerFile) {
   const TempDir dir;
   const fs::path out = dir.path() / "hunt";
-  const CliRun run = hunt(write_reader_dir(dir.path()), out, false);
+  const CliRun run = hunt_with(write_reader_dir(dir.path()), out, false);
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::multiset<std::string> found = kinds(out);
   EXPECT_GE(found.count("rejects-valid"), 1u) << run.out;

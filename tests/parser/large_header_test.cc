@@ -76,17 +76,17 @@ struct LargeHeader {
 };
 
 // The header part of a file whose data part (never read) is `data_len` bytes.
-struct File {
+struct HeaderBytes {
   std::vector<std::uint8_t> bytes;
   std::uint64_t size;
 };
 
-File file_of(const std::string& header, std::uint64_t data_len) {
+HeaderBytes file_of(const std::string& header, std::uint64_t data_len) {
   std::vector<std::uint8_t> bytes = stguard_test::FileBuilder(header).build();
   const std::uint64_t size = bytes.size() + data_len;
   return {std::move(bytes), size};
 }
-File file_of(const LargeHeader& h) { return file_of(h.text(), h.data_len()); }
+HeaderBytes file_of(const LargeHeader& h) { return file_of(h.text(), h.data_len()); }
 
 stguard::ParseOptions options_for(Profile profile, std::uint64_t max_rank = 1024) {
   stguard::ParseOptions options = stguard_test::WithProfile(profile);
@@ -95,18 +95,18 @@ stguard::ParseOptions options_for(Profile profile, std::uint64_t max_rank = 1024
 }
 
 // Both entry points, one profile: the same verdict, reason and offset.
-void ExpectRejects(const File& file, const stguard::ParseOptions& options, Reason reason,
+void ExpectRejects(const HeaderBytes& file, const stguard::ParseOptions& options, Reason reason,
                    std::uint64_t offset) {
   EXPECT_TRUE(Rejects(stguard::parse_header(file.bytes, file.size, options), reason, offset))
       << "parse_header, " << stguard::profile_name(options.profile);
   EXPECT_TRUE(Rejects(stguard::validate_header(file.bytes, file.size, options), reason, offset))
       << "validate_header, " << stguard::profile_name(options.profile);
 }
-void ExpectRejects(const File& file, Profile profile, Reason reason, std::uint64_t offset) {
+void ExpectRejects(const HeaderBytes& file, Profile profile, Reason reason, std::uint64_t offset) {
   ExpectRejects(file, options_for(profile), reason, offset);
 }
 
-std::optional<stguard::Header> ExpectAccepts(const File& file,
+std::optional<stguard::Header> ExpectAccepts(const HeaderBytes& file,
                                              const stguard::ParseOptions& options) {
   auto summary = stguard::validate_header(file.bytes, file.size, options);
   EXPECT_TRUE(stguard_test::Accepts(summary))
@@ -118,7 +118,7 @@ std::optional<stguard::Header> ExpectAccepts(const File& file,
   EXPECT_EQ(summary->tensor_count, parsed->tensors.size());
   return std::move(parsed).value();
 }
-std::optional<stguard::Header> ExpectAccepts(const File& file, Profile profile) {
+std::optional<stguard::Header> ExpectAccepts(const HeaderBytes& file, Profile profile) {
   return ExpectAccepts(file, options_for(profile));
 }
 
@@ -127,7 +127,7 @@ constexpr Profile kBoth[] = {Profile::kStrict, Profile::kReference};
 // Both profiles accept `file`, with kCount tensors; `check(i, tensor)` looks
 // at each with EXPECT_*, up to the first tensor that fails one.
 template <typename Check>
-void ExpectEveryTensor(const File& file, Check check) {
+void ExpectEveryTensor(const HeaderBytes& file, Check check) {
   for (const Profile profile : kBoth) {
     SCOPED_TRACE(stguard::profile_name(profile));
     const auto header = ExpectAccepts(file, profile);
@@ -186,7 +186,7 @@ TEST(LargeHeader, NumbersOfEveryLength) {
   h.entries[1000].value =
       R"({"dtype":"U8","shape":[)" + std::to_string(big) + R"(],"data_offsets":[{B},{E}]})";
   h.entries[1000].bytes = big;
-  const File file = file_of(h);
+  const HeaderBytes file = file_of(h);
   for (const Profile profile : kBoth) {
     const auto header = ExpectAccepts(file, profile);
     ASSERT_TRUE(header.has_value());
@@ -278,7 +278,7 @@ TEST(LargeHeader, EntriesOffTheFastPath) {
     LargeHeader h;
     h.entries[2000] = Entry{"v", variant.value};
     const std::string text = h.text();
-    const File file = file_of(h);
+    const HeaderBytes file = file_of(h);
     for (const Profile profile : kBoth) {
       SCOPED_TRACE(stguard::profile_name(profile));
       if (variant.dtype || (profile == Profile::kReference && variant.reference_accepts)) {
@@ -302,7 +302,7 @@ TEST(LargeHeader, EntriesOffTheFastPath) {
 TEST(LargeHeader, RankCap) {
   LargeHeader h;
   h.entries[3000].value = R"({"dtype":"U8","shape":[1,1,1],"data_offsets":[{B},{E}]})";
-  const File file = file_of(h);
+  const HeaderBytes file = file_of(h);
   for (const Profile profile : kBoth) {
     EXPECT_TRUE(ExpectAccepts(file, options_for(profile, 3)).has_value());
   }
@@ -425,7 +425,7 @@ TEST(LargeHeader, ReferenceMergesRepeatsInPlaceOfTheFirst) {
     h.entries[repeat].name = name_of(first);
   }
   const std::string text = h.text();
-  const File file = file_of(h);
+  const HeaderBytes file = file_of(h);
   ExpectRejects(file, Profile::kStrict, Reason::kDuplicateKey,
                 header_at(text, "\"" + name_of(10) + "\"", 1));
 
@@ -481,7 +481,7 @@ TEST(LargeHeader, EveryNameTheSame) {
 TEST(LargeHeader, EscapedNamesWithoutRepeats) {
   LargeHeader h;
   for (std::size_t i = 0; i < kCount; i += 3) h.entries[i].name = "\\u0041" + name_of(i);
-  const File file = file_of(h);
+  const HeaderBytes file = file_of(h);
   for (const Profile profile : kBoth) {
     const auto header = ExpectAccepts(file, profile);
     ASSERT_TRUE(header.has_value());
@@ -496,7 +496,7 @@ TEST(LargeHeader, NonAsciiNames) {
   for (std::size_t i = 0; i < kCount; i += 5) {
     h.entries[i].name = "\xC3\xA9t\xC3\xA9." + name_of(i) + ".\xE2\x82\xAC\xF0\x9F\x98\x80";
   }
-  const File file = file_of(h);
+  const HeaderBytes file = file_of(h);
   for (const Profile profile : kBoth) {
     const auto header = ExpectAccepts(file, profile);
     ASSERT_TRUE(header.has_value());
@@ -617,7 +617,7 @@ TEST(LargeHeader, ShapesOfEveryRankReadBack) {
     h.entries[i].bytes = elements;
     shapes.push_back(std::move(shape));
   }
-  const File file = file_of(h);
+  const HeaderBytes file = file_of(h);
   for (const Profile profile : kBoth) {
     const auto header = ExpectAccepts(file, profile);
     ASSERT_TRUE(header.has_value());
@@ -724,7 +724,7 @@ TEST(LargeHeader, NonAsciiAfterTheFirstIsContentAndStillChecked) {
     LargeHeader h;
     h.entries[10].name = "caf\xC3\xA9." + name_of(10);
     h.entries[3000].name = name_of(3000) + long_text;
-    const File file = file_of(h);
+    const HeaderBytes file = file_of(h);
     for (const Profile profile : kBoth) {
       stguard::ParseOptions options = options_for(profile);
       options.simd = path;
@@ -735,7 +735,7 @@ TEST(LargeHeader, NonAsciiAfterTheFirstIsContentAndStillChecked) {
     }
     h.entries[4000].name = name_of(4000) + long_text + "\xC3(";  // a lead byte, then ASCII
     const std::string text = h.text();
-    const File bad = file_of(h);
+    const HeaderBytes bad = file_of(h);
     for (const Profile profile : kBoth) {
       stguard::ParseOptions options = options_for(profile);
       options.simd = path;
@@ -791,7 +791,7 @@ TEST(LargeHeader, ParsesDoNotSeeEachOther) {
       // A rejected parse in between leaves nothing behind either.
       LargeHeader faulty = medium;
       faulty.entries[500].name = name_of(20);
-      const File faulty_file = file_of(faulty);
+      const HeaderBytes faulty_file = file_of(faulty);
       if (profile == Profile::kStrict) {
         ExpectRejects(faulty_file, profile, Reason::kDuplicateKey,
                       header_at(faulty.text(), "\"" + name_of(20) + "\"", 1));

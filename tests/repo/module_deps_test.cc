@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/repo/source_tree.h"
+#include "tests/support/files.h"
 
 namespace {
 
@@ -33,12 +34,7 @@ struct ModuleRow {
   std::set<std::string> uses;
 };
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using stguard_test::read_text;
 
 std::vector<std::string> split_cells(const std::string& line) {
   std::vector<std::string> cells;

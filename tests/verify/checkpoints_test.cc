@@ -40,12 +40,7 @@ using stguard_test::verify;
 using stguard_test::write_checkpoint;
 using stguard_test::write_sums;
 
-const CheckpointReport* checkpoint(const VerifyReport& report, const std::string& name) {
-  for (const CheckpointReport& c : report.checkpoints) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
+using stguard_test::checkpoint;
 
 // Whether checkpoint `name` is there and has no error.
 bool checkpoint_ok(const VerifyReport& report, const std::string& name) {

@@ -30,7 +30,7 @@ using stguard_test::find;
 using stguard_test::good_layout;
 using stguard_test::kShard2;
 using stguard_test::make_shard;
-using stguard_test::slurp;
+using stguard_test::read_text;
 using stguard_test::TempDir;
 using stguard_test::verify;
 using stguard_test::write_good_model;
@@ -59,7 +59,7 @@ TEST(VerifyChecksums, ListedButMissing) {
   const TempDir dir;
   write_good_model(dir);
   write_sums(dir);
-  std::string sums = slurp(dir.file("SHA256SUMS"));
+  std::string sums = read_text(dir.file("SHA256SUMS"));
   sums += std::string(64, '0') + "  model-00004-of-00003.safetensors\n";
   dir.write("SHA256SUMS", bytes_of(sums));
   const VerifyReport report = verify(dir);
@@ -72,7 +72,7 @@ TEST(VerifyChecksums, ShardPresentButUnlisted) {
   write_good_model(dir);
   write_sums(dir);
   std::string sums;
-  std::istringstream in(slurp(dir.file("SHA256SUMS")));
+  std::istringstream in(read_text(dir.file("SHA256SUMS")));
   for (std::string line; std::getline(in, line);) {
     if (line.find(kShard2) == std::string::npos) sums += line + "\n";
   }
@@ -87,7 +87,7 @@ TEST(VerifyChecksums, MalformedLinesReportedWithLineNumbers) {
   const TempDir dir;
   write_good_model(dir);
   write_sums(dir);
-  std::string sums = slurp(dir.file("SHA256SUMS"));
+  std::string sums = read_text(dir.file("SHA256SUMS"));
   sums = "# written on the source machine\n\n" + sums;  // lines 1-2: skipped like coreutils
   sums += "this is not a checksum line\n";              // line 9
   sums += std::string(40, 'a') + "  config.json\n";     // line 10: SHA-1
@@ -109,7 +109,7 @@ TEST(VerifyChecksums, CoreutilsFormsAllParse) {
   dir.write("new\nline.json", bytes_of("odd name"));
   dir.write("with space.json", bytes_of("spaced"));
   const auto hex = [&](const std::string& name) {
-    return stguard::base::sha256_hex(slurp(dir.file(name)));
+    return stguard::base::sha256_hex(read_text(dir.file(name)));
   };
   std::string sums;
   sums += hex("model.safetensors") + " *./model.safetensors\r\n";         // binary marker, CRLF
@@ -168,7 +168,7 @@ TEST(VerifyChecksums, ListNamingItselfIsIgnoredWithAWarning) {
   write_good_model(dir);
   dir.write("SHA256SUMS", bytes_of(""));
   write_sums(dir);
-  std::string sums = slurp(dir.file("SHA256SUMS"));
+  std::string sums = read_text(dir.file("SHA256SUMS"));
   sums += stguard::base::sha256_hex("") + "  SHA256SUMS\n";
   dir.write("SHA256SUMS", bytes_of(sums));
   const VerifyReport report = verify(dir);

@@ -28,11 +28,6 @@ std::vector<std::uint8_t> bytes_of(std::string_view s) {
   return std::vector<std::uint8_t>(s.begin(), s.end());
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::vector<std::uint8_t> make_shard(const std::vector<std::string>& names) {
   std::vector<std::vector<std::uint8_t>> data;
   std::vector<stguard::TensorToWrite> tensors;
@@ -113,7 +108,7 @@ void write_sums(const TempDir& dir) {
   std::sort(names.begin(), names.end());
   std::string text;
   for (const std::string& name : names) {
-    text += stguard::base::sha256_hex(slurp(dir.file(name))) + "  " + name + "\n";
+    text += stguard::base::sha256_hex(read_text(dir.file(name))) + "  " + name + "\n";
   }
   dir.write("SHA256SUMS", bytes_of(text));
 }
@@ -128,6 +123,20 @@ void write_good_model(const TempDir& dir) {
 VerifyReport verify(const TempDir& dir, VerifyOptions options) {
   options.jobs = options.jobs == 0 ? 2 : options.jobs;
   return stguard::verify::verify_model_folder(dir.path().string(), options);
+}
+
+VerifyOptions scanning() {
+  VerifyOptions options;
+  options.scan_values = true;
+  return options;
+}
+
+const stguard::verify::CheckpointReport* checkpoint(const VerifyReport& report,
+                                                    const std::string& name) {
+  for (const stguard::verify::CheckpointReport& c : report.checkpoints) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
 }
 
 std::multiset<std::string> error_kinds(const VerifyReport& report) {

@@ -21,13 +21,13 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 #include "verify/verify.h"
 
 namespace stguard_test {
 
 std::vector<std::uint8_t> bytes_of(std::string_view s);
-std::string slurp(const std::string& path);
 
 // A shard of F32 [4] tensors; the data depends on the name so that two
 // shards holding "the same" tensor still differ byte-wise.
@@ -93,6 +93,9 @@ void write_diffusers_pipeline(const TempDir& dir);
 stguard::verify::VerifyReport verify(const TempDir& dir,
                                      stguard::verify::VerifyOptions options = {});
 
+// Options with the value scan on (--scan-values).
+stguard::verify::VerifyOptions scanning();
+
 // The kinds of the error findings, sorted: what "exactly this fault" means.
 std::multiset<std::string> error_kinds(const stguard::verify::VerifyReport& report);
 // Every finding, one per line, for failure messages.
@@ -103,6 +106,9 @@ const stguard::verify::Finding* find(const stguard::verify::VerifyReport& report
 // The report on shard `name`, or nullptr.
 const stguard::verify::ShardReport* shard(const stguard::verify::VerifyReport& report,
                                           const std::string& name);
+// The report on checkpoint `name`, or nullptr.
+const stguard::verify::CheckpointReport* checkpoint(const stguard::verify::VerifyReport& report,
+                                                    const std::string& name);
 
 // Builds the good model, lets `fault` break it, rewrites SHA256SUMS so that
 // only the structural fault remains, and verifies.

@@ -33,7 +33,7 @@ using stguard_test::kShard1;
 using stguard_test::kShard2;
 using stguard_test::kShard3;
 using stguard_test::make_shard;
-using stguard_test::slurp;
+using stguard_test::read_text;
 using stguard_test::TempDir;
 using stguard_test::verify;
 using stguard_test::write_good_model;
@@ -146,7 +146,7 @@ Snapshot snapshot(const fs::path& root) {
     if (S_ISLNK(st.st_mode)) {
       item.content = fs::read_symlink(path).string();
     } else if (S_ISREG(st.st_mode)) {
-      item.content = stguard::base::sha256_hex(slurp(path.string()));
+      item.content = stguard::base::sha256_hex(read_text(path.string()));
     }
     out.items[rel] = item;
   };

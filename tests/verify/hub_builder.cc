@@ -82,7 +82,7 @@ HubRepo build_hub_pipeline(const TempDir& dir, const std::string& name) {
   for (const fs::directory_entry& e : fs::recursive_directory_iterator(pipeline.path())) {
     if (!e.is_regular_file()) continue;
     const fs::path rel = e.path().lexically_relative(pipeline.path());
-    const std::string content = slurp(e.path().string());
+    const std::string content = read_text(e.path().string());
     const std::string blob = hub_name(rel.string(), content);
     write_bytes(repo.blob_path(blob), content);
     fs::path up = "../..";
@@ -102,7 +102,7 @@ void build_local_dir(const TempDir& dir) {
   for (const fs::directory_entry& e : fs::directory_iterator(dir.path())) {
     if (!e.is_regular_file()) continue;
     const std::string file = e.path().filename().string();
-    const std::string content = slurp(e.path().string());
+    const std::string content = read_text(e.path().string());
     write_bytes(metadata_path(dir, file), kNewCommit + "\n" + hub_name(file, content) + "\n" +
                                               std::to_string(later) + ".25\n");
   }

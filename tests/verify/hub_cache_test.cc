@@ -41,7 +41,7 @@ using stguard_test::kOldCommit;
 using stguard_test::kShard1;
 using stguard_test::kShard2;
 using stguard_test::kShard3;
-using stguard_test::slurp;
+using stguard_test::read_text;
 using stguard_test::TempDir;
 using stguard_test::verify_path;
 using stguard_test::warning_kinds;
@@ -150,7 +150,7 @@ TEST(HubCache, FlippedByteInOneBlobNamesTheFileAndBothHashes) {
   const HubRepo repo = build_hub_repo(dir);
   const std::string blob = repo.blob_of(kNewCommit, kShard3);
   flip_last_byte(repo.blob_path(blob));
-  const std::string actual = stguard::base::sha256_hex(slurp(repo.blob_path(blob).string()));
+  const std::string actual = stguard::base::sha256_hex(read_text(repo.blob_path(blob).string()));
   const VerifyReport report = verify_path(repo.root);
   EXPECT_EQ(report.exit_code(), 1);
   EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_content_mismatch"})
@@ -165,13 +165,7 @@ TEST(HubCache, FlippedByteInOneBlobNamesTheFileAndBothHashes) {
   EXPECT_NE(f->message.find(actual), std::string::npos);
 }
 
-const stguard::verify::CheckpointReport* checkpoint(const VerifyReport& report,
-                                                    const std::string& name) {
-  for (const auto& c : report.checkpoints) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
+using stguard_test::checkpoint;
 
 // A blob that fails its name fails the checkpoint of every snapshot that
 // links to it, not only the repository (as for --local-dir); a blob only
@@ -225,7 +219,7 @@ TEST(HubCache, EditedSmallFileFailsItsGitBlobHash) {
   const ContentFile* c = content(report, "blobs/" + blob);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->verdict, ContentVerdict::kMismatch);
-  EXPECT_EQ(c->actual, stguard::base::git_blob_hex(slurp(repo.blob_path(blob).string())));
+  EXPECT_EQ(c->actual, stguard::base::git_blob_hex(read_text(repo.blob_path(blob).string())));
 }
 
 TEST(HubCache, DanglingLinkAndIncompleteBlobAreReported) {

@@ -58,11 +58,7 @@ std::uint64_t sizes_below(const fs::path& dir) {
   return n;
 }
 
-VerifyOptions scanning() {
-  VerifyOptions options;
-  options.scan_values = true;
-  return options;
-}
+using stguard_test::scanning;
 
 // Two revisions sharing three of their blobs: seven blobs, each read once,
 // though six snapshot shards are value-scanned.
@@ -97,7 +93,8 @@ TEST(HubReads, LocalDirWithSha256SumsHashesEachFileOnce) {
   build_local_dir(dir);
   std::string sums;
   for (const std::string& shard : {kShard1, kShard2, kShard3}) {
-    sums += stguard::base::sha256_hex(stguard_test::slurp(dir.file(shard))) + "  " + shard + "\n";
+    sums +=
+        stguard::base::sha256_hex(stguard_test::read_text(dir.file(shard))) + "  " + shard + "\n";
   }
   std::ofstream(dir.file("SHA256SUMS")) << sums;
   const VerifyReport report = verify_path(dir.path(), scanning());

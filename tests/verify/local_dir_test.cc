@@ -36,7 +36,7 @@ using stguard_test::kShard1;
 using stguard_test::kShard2;
 using stguard_test::kShard3;
 using stguard_test::metadata_path;
-using stguard_test::slurp;
+using stguard_test::read_text;
 using stguard_test::TempDir;
 using stguard_test::verify_path;
 using stguard_test::warning_kinds;
@@ -66,9 +66,9 @@ TEST(LocalDir, ContentsVerifiedWithNoSha256Sums) {
 TEST(LocalDir, FlippedByteFailsNamingBothHashes) {
   const TempDir dir;
   build_local_dir(dir);
-  const std::string expected = stguard::base::sha256_hex(slurp(dir.file(kShard2)));
+  const std::string expected = stguard::base::sha256_hex(read_text(dir.file(kShard2)));
   flip_last_byte(dir.file(kShard2));
-  const std::string actual = stguard::base::sha256_hex(slurp(dir.file(kShard2)));
+  const std::string actual = stguard::base::sha256_hex(read_text(dir.file(kShard2)));
   // Written after its metadata, by the edit: also "stale", unless the
   // timestamp is still ahead of the new mtime (it is: build_local_dir writes
   // a time a few seconds ahead).
@@ -135,7 +135,7 @@ TEST(LocalDir, NestedFilesAreCovered) {
 TEST(LocalDir, Sha256SumsAndEtagsDisagreeing) {
   const TempDir dir;
   build_local_dir(dir);
-  const std::string right = stguard::base::sha256_hex(slurp(dir.file(kShard1)));
+  const std::string right = stguard::base::sha256_hex(read_text(dir.file(kShard1)));
   write_text(dir.file("SHA256SUMS"), right + "  " + kShard1 + "\n");
   write_text(metadata_path(dir, kShard1), kNewCommit + "\n" + std::string(64, 'f') + "\n" +
                                               std::to_string(std::time(nullptr) + 5) + "\n");
@@ -183,7 +183,7 @@ TEST(LocalDirHostile, ShardWithoutUsableMetadataIsUnverified) {
     if (variant == "symlink") {
       write_text((download / "elsewhere").string(),
                  kNewCommit + "\n" +
-                     stguard::base::sha256_hex(slurp(dir.file("model.safetensors"))) + "\n" +
+                     stguard::base::sha256_hex(read_text(dir.file("model.safetensors"))) + "\n" +
                      std::to_string(std::time(nullptr) + 5) + "\n");
       fs::create_symlink("elsewhere", metadata);
     }

@@ -30,7 +30,7 @@ const std::string kEllipsis = "\xE2\x80\xA6";
 
 // Appends `line` to DIR/SHA256SUMS; returns its line number.
 std::uint64_t append_sum_line(const TempDir& dir, const std::string& line) {
-  const std::string text = stguard_test::slurp(dir.file("SHA256SUMS"));
+  const std::string text = stguard_test::read_text(dir.file("SHA256SUMS"));
   std::uint64_t lines = 0;
   for (const char c : text) lines += c == '\n' ? 1 : 0;
   std::ofstream(dir.file("SHA256SUMS"), std::ios::app) << line << "\n";

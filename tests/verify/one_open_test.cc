@@ -64,11 +64,7 @@ void replace_by_rename(const fs::path& path, const std::vector<std::uint8_t>& by
   fs::rename(beside, path);
 }
 
-VerifyOptions scanning() {
-  VerifyOptions options;
-  options.scan_values = true;
-  return options;
-}
+using stguard_test::scanning;
 
 // Nothing found, and the values read are the first file's (no NaN).
 void expect_first_file_described(const VerifyReport& report) {
@@ -106,7 +102,7 @@ TEST(OneOpen, IndexHashedThroughTheDescriptorItWasReadFrom) {
   stguard_test::write_good_model(dir);
   stguard_test::write_sums(dir);
   const BetweenPasses hook([&] {
-    std::string text = stguard_test::slurp(dir.file(kIndex));
+    std::string text = stguard_test::read_text(dir.file(kIndex));
     text += "\n";  // the same index to a reader, another digest
     replace_by_rename(dir.file(kIndex), stguard_test::bytes_of(text));
   });

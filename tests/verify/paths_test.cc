@@ -26,8 +26,8 @@ using stguard_test::describe;
 using stguard_test::error_kinds;
 using stguard_test::kShard2;
 using stguard_test::make_shard;
+using stguard_test::read_text;
 using stguard_test::shard;
-using stguard_test::slurp;
 using stguard_test::TempDir;
 using stguard_test::verify;
 using stguard_test::verify_with_index;
@@ -61,7 +61,7 @@ TEST(VerifyPaths, ChecksumNamesThatLeaveDirAreNeverOpened) {
   const TempDir dir;
   write_good_model(dir);
   write_sums(dir);
-  std::string sums = slurp(dir.file("SHA256SUMS"));
+  std::string sums = read_text(dir.file("SHA256SUMS"));
   const std::string hex(64, 'a');
   sums += hex + "  ../" + outside.path().filename().string() + "/secret.txt\n";
   sums += hex + " *" + outside.file("secret.txt") + "\n";
@@ -82,8 +82,8 @@ TEST(VerifyPaths, ChecksumNameThroughSymlinkedDirectoryStaysInside) {
   const TempDir dir;
   dir.write("model.safetensors", make_shard({"a"}));
   fs::create_directory_symlink(outside.path(), dir.path() / "linked");
-  const std::string hex = stguard::base::sha256_hex(slurp(outside.file("w.safetensors")));
-  const std::string sums = stguard::base::sha256_hex(slurp(dir.file("model.safetensors"))) +
+  const std::string hex = stguard::base::sha256_hex(read_text(outside.file("w.safetensors")));
+  const std::string sums = stguard::base::sha256_hex(read_text(dir.file("model.safetensors"))) +
                            "  model.safetensors\n" + hex + "  linked/w.safetensors\n";
   dir.write("SHA256SUMS", bytes_of(sums));
   // The link is refused by policy: a finding about the folder (exit status

@@ -31,11 +31,7 @@ using stguard_test::kShard3;
 using stguard_test::make_f32_shard;
 using stguard_test::TempDir;
 
-VerifyOptions scanning() {
-  VerifyOptions options;
-  options.scan_values = true;
-  return options;
-}
+using stguard_test::scanning;
 
 // The good model with shard 2 replaced: layer 1 holds one NaN, layer 2 is
 // all zeros (+0 and -0). The index still matches (two F32 [4] tensors).
@@ -115,7 +111,7 @@ TEST(VerifyValues, ShardsNotListedAreReadByTheValuePass) {
   const TempDir dir;
   write_model_with_bad_values(dir);
   stguard_test::write_sums(dir);
-  const std::string sums = stguard_test::slurp(dir.file("SHA256SUMS"));
+  const std::string sums = stguard_test::read_text(dir.file("SHA256SUMS"));
   std::string only_shard1;
   for (std::size_t at = 0; at < sums.size();) {
     const std::size_t end = sums.find('\n', at);
