@@ -53,7 +53,8 @@ if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsa
 # source, not a build; and install.cli_installed_data, which installs and
 # packages the build to check the install rules, the data lookup and the
 # .deb. g++ still builds every target, runs every unit test, the Python
-# package's tests and the library consumers.
+# package's tests and the library consumers. Its preset is a unity build
+# (docs/building.md), which took its build from 409 s to 224 s.
 if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
 if [ "$compilers" = all ]; then
   run_preset gcc-asan-ubsan -LE '^(conform|lint)$' -E '^install[.]cli_installed_data$'
