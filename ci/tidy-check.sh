@@ -41,15 +41,27 @@ if [ "${#units[@]}" -eq 0 ]; then
   echo "tidy-check: no source file to check"
   exit 0
 fi
+checked=("${units[@]}")
 
 jobs="$(nproc)"
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# The whole tree is checked in batches of one target's sources
+# (ci/tidy-batches.py: the headers are parsed once per batch, which took
+# the gate from 171 s to 52 s on 2 cores); named files one by one.
+compile_dir="$build_dir"
+if [ "$#" -eq 0 ]; then
+  printf '%s\n' "${units[@]}" | python3 ci/tidy-batches.py "$build_dir" "$work" >"$work/batches"
+  mapfile -t units <"$work/batches"
+  compile_dir="$work"
+fi
 printf '%s\n' "${units[@]}" |
-  xargs -P "$jobs" -n 4 "$tidy" -p "$build_dir" --quiet >"$log" 2>&1 || status=$?
+  xargs -P "$jobs" -n 1 "$tidy" -p "$compile_dir" --config-file="$(pwd)/.clang-tidy" --quiet \
+    >"$work/log" 2>&1 || status=$?
+log="$work/log"
 if [ "${status:-0}" -ne 0 ]; then
   grep -E 'error:|warning:' "$log" | sort -u >&2 || cat "$log" >&2
-  echo "tidy-check: clang-tidy found problems in the ${#units[@]} files checked" >&2
+  echo "tidy-check: clang-tidy found problems in the ${#checked[@]} files checked" >&2
   exit 1
 fi
-echo "tidy-check: ${#units[@]} files clean"
+echo "tidy-check: ${#checked[@]} files clean"
