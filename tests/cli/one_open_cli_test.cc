@@ -5,9 +5,7 @@
 // another file over FILE there and lets it go on. The output must describe
 // the file first opened, never its header with the other file's contents.
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,44 +34,17 @@ constexpr int kPauseFd = 100;
 // Runs `stguard args...`; when it pauses (STGUARD_TEST_PAUSE_FD), calls
 // `between` and lets it go on. A command that never pauses fails the test.
 CliRun run_pausing(const std::vector<std::string>& args, const std::function<void()>& between) {
-  CliRun run;
   int pair[2] = {-1, -1};
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     ADD_FAILURE() << "socketpair failed";
-    return run;
+    return {};
   }
-  const TempDir capture;
-  const std::string out_path = capture.file("stdout");
-  const std::string err_path = capture.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  // dup2 leaves the copy without close-on-exec: the command inherits it.
-  posix_spawn_file_actions_adddup2(&actions, pair[1], kPauseFd);
-  std::vector<std::string> storage = {STGUARD_CLI_PATH};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e != nullptr; ++e) env_storage.emplace_back(*e);
-  env_storage.push_back("STGUARD_TEST_PAUSE_FD=" + std::to_string(kPauseFd));
-  std::vector<char*> envp;
-  for (std::string& s : env_storage) envp.push_back(s.data());
-  envp.push_back(nullptr);
-
-  pid_t pid = 0;
-  const int spawn_error =
-      posix_spawn(&pid, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
+  stguard_test::StartedCli command(args, {{"STGUARD_TEST_PAUSE_FD", std::to_string(kPauseFd)}},
+                                   {pair[1], kPauseFd});
   ::close(pair[1]);
-  if (spawn_error != 0) {
+  if (!command.started()) {
     ::close(pair[0]);
-    ADD_FAILURE() << "posix_spawn failed: " << spawn_error;
-    return run;
+    return {};
   }
   char paused = 0;
   ssize_t n = 0;
@@ -90,17 +61,7 @@ CliRun run_pausing(const std::vector<std::string>& args, const std::function<voi
     ADD_FAILURE() << "the command did not pause between its two reads of the file";
   }
   ::close(pair[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      ADD_FAILURE() << "waitpid failed";
-      return run;
-    }
-  }
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  run.out = stguard_test::read_captured(out_path);
-  run.err = stguard_test::read_captured(err_path);
-  return run;
+  return command.wait();
 }
 
 // Renames `bytes`, written beside `path`, over `path` (as `mv B A`).

@@ -37,57 +37,91 @@ inline std::string read_captured(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs `stguard args...` in this process's environment with `env` (NAME,
-// value pairs) set on top; a spawn or wait failure is a test failure.
-inline CliRun run_cli(const std::vector<std::string>& args,
-                      const std::vector<std::pair<std::string, std::string>>& env = {}) {
-  const TempDir capture;
-  const std::string out_path = capture.file("stdout");
-  const std::string err_path = capture.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0600);
-  std::vector<std::string> storage = {STGUARD_CLI_PATH};
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
+// `stguard args...` started in this process's environment with `env`
+// (NAME, value pairs) set on top, stdout and stderr captured; wait() collects
+// it. With `pass_fd` (FD, NUMBER), the command gets FD as descriptor NUMBER,
+// for a test that talks to it while it runs. A spawn or wait failure is a
+// test failure.
+class StartedCli {
+ public:
+  StartedCli(const std::vector<std::string>& args,
+             const std::vector<std::pair<std::string, std::string>>& env = {},
+             std::pair<int, int> pass_fd = {-1, -1})
+      : out_path_(capture_.file("stdout")), err_path_(capture_.file("stderr")) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    // dup2 leaves the copy without close-on-exec: the command inherits it.
+    if (pass_fd.first >= 0) {
+      posix_spawn_file_actions_adddup2(&actions, pass_fd.first, pass_fd.second);
+    }
+    std::vector<std::string> storage = {STGUARD_CLI_PATH};
+    storage.insert(storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& s : storage) argv.push_back(s.data());
+    argv.push_back(nullptr);
 
-  std::vector<std::string> env_storage;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry(*e);
-    bool overridden = false;
-    for (const auto& [name, value] : env) overridden |= entry.rfind(name + "=", 0) == 0;
-    if (!overridden) env_storage.push_back(entry);
-  }
-  for (const auto& [name, value] : env) env_storage.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& s : env_storage) envp.push_back(s.data());
-  envp.push_back(nullptr);
+    std::vector<std::string> env_storage;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry(*e);
+      bool overridden = false;
+      for (const auto& [name, value] : env) overridden |= entry.rfind(name + "=", 0) == 0;
+      if (!overridden) env_storage.push_back(entry);
+    }
+    for (const auto& [name, value] : env) env_storage.push_back(name + "=" + value);
+    std::vector<char*> envp;
+    for (std::string& s : env_storage) envp.push_back(s.data());
+    envp.push_back(nullptr);
 
-  CliRun run;
-  pid_t pid = 0;
-  const int spawn_error =
-      posix_spawn(&pid, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawn_error != 0) {
-    ADD_FAILURE() << "posix_spawn failed: " << spawn_error;
-    return run;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      ADD_FAILURE() << "waitpid failed";
-      return run;
+    const int spawn_error =
+        posix_spawn(&pid_, STGUARD_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawn_error != 0) {
+      pid_ = -1;
+      ADD_FAILURE() << "posix_spawn failed: " << spawn_error;
     }
   }
-  if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-  run.out = read_captured(out_path);
-  run.err = read_captured(err_path);
-  return run;
+  StartedCli(const StartedCli&) = delete;
+  StartedCli& operator=(const StartedCli&) = delete;
+  ~StartedCli() {
+    if (pid_ > 0) static_cast<void>(wait());
+  }
+
+  bool started() const { return pid_ > 0; }
+
+  // Waits for the command to end: its exit status and what it printed.
+  CliRun wait() {
+    CliRun run;
+    if (pid_ <= 0) return run;
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0) {
+      if (errno != EINTR) {
+        ADD_FAILURE() << "waitpid failed";
+        pid_ = -1;
+        return run;
+      }
+    }
+    pid_ = -1;
+    if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
+    run.out = read_captured(out_path_);
+    run.err = read_captured(err_path_);
+    return run;
+  }
+
+ private:
+  const TempDir capture_;
+  const std::string out_path_;
+  const std::string err_path_;
+  pid_t pid_ = -1;
+};
+
+// Runs `stguard args...` to its end (StartedCli, then wait).
+inline CliRun run_cli(const std::vector<std::string>& args,
+                      const std::vector<std::pair<std::string, std::string>>& env = {}) {
+  return StartedCli(args, env).wait();
 }
 
 // How run_cli_as runs the command, beyond run_cli's environment.
