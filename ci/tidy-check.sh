@@ -55,10 +55,10 @@ if [ "$#" -eq 0 ]; then
   mapfile -t units <"$work/batches"
   compile_dir="$work"
 fi
+log="$work/log"
 printf '%s\n' "${units[@]}" |
   xargs -P "$jobs" -n 1 "$tidy" -p "$compile_dir" --config-file="$(pwd)/.clang-tidy" --quiet \
-    >"$work/log" 2>&1 || status=$?
-log="$work/log"
+    >"$log" 2>&1 || status=$?
 if [ "${status:-0}" -ne 0 ]; then
   grep -E 'error:|warning:' "$log" | sort -u >&2 || cat "$log" >&2
   echo "tidy-check: clang-tidy found problems in the ${#checked[@]} files checked" >&2

@@ -374,7 +374,7 @@ std::map<std::string, nlohmann::json> conform_results(const std::vector<std::str
   const stguard_test::CliRun run = run_cli(args);
   *exit_code = run.exit_code;
   std::map<std::string, nlohmann::json> results;
-  std::istringstream lines(stguard_test::read_captured(jsonl));
+  std::istringstream lines(stguard_test::read_text(jsonl));
   for (std::string line; std::getline(lines, line);) {
     nlohmann::json j = nlohmann::json::parse(line);
     if (!j.contains("case")) continue;

@@ -14,12 +14,11 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -31,11 +30,6 @@ struct CliRun {
   std::string out;
   std::string err;
 };
-
-inline std::string read_captured(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 // `stguard args...` started in this process's environment with `env`
 // (NAME, value pairs) set on top, stdout and stderr captured; wait() collects
@@ -106,8 +100,8 @@ class StartedCli {
     }
     pid_ = -1;
     if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
-    run.out = read_captured(out_path_);
-    run.err = read_captured(err_path_);
+    run.out = read_text(out_path_);
+    run.err = read_text(err_path_);
     return run;
   }
 
@@ -193,8 +187,8 @@ inline CliRunAs run_cli_as(const std::vector<std::string>& args, const CliRunOpt
   }
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
-  if (options.stdout_path.empty()) run.out = read_captured(out_path);
-  run.err = read_captured(err_path);
+  if (options.stdout_path.empty()) run.out = read_text(out_path);
+  run.err = read_text(err_path);
   return run;
 }
 
