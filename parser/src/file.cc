@@ -16,22 +16,8 @@
 #include <string_view>
 #include <utility>
 
+#include "asan_marks.h"
 #include "message.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define STGUARD_ASAN 1
-#endif
-#endif
-#if !defined(STGUARD_ASAN) && defined(__SANITIZE_ADDRESS__)
-#define STGUARD_ASAN 1
-#endif
-#ifndef STGUARD_ASAN
-#define STGUARD_ASAN 0
-#endif
-#if STGUARD_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
 
 namespace stguard {
 namespace {
@@ -234,9 +220,7 @@ class HeadBuffer {
   HeadBuffer& operator=(const HeadBuffer&) = delete;
   ~HeadBuffer() {
     if (mapped_ == nullptr) return;
-#if STGUARD_ASAN
-    __asan_unpoison_memory_region(mapped_, mapped_len_);
-#endif
+    detail::mark_readable(mapped_, mapped_len_);
     ::munmap(mapped_, mapped_len_);
   }
 
@@ -258,11 +242,9 @@ class HeadBuffer {
     auto* data = reinterpret_cast<std::uint8_t*>(aligned);
     const std::size_t usable = mapped_len_ - (aligned - start);
     ::madvise(data, usable, MADV_HUGEPAGE);
-#if STGUARD_ASAN
     // AddressSanitizer does not know this memory: past the header is made
     // unreadable for it, so a read past the end is reported as with new[].
-    __asan_poison_memory_region(data + len, usable - static_cast<std::size_t>(len));
-#endif
+    detail::mark_unreadable(data + len, usable - static_cast<std::size_t>(len));
     return data;
   }
 
