@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "asan_marks.h"
+#include "header_window.h"
 #include "message.h"
 
 namespace stguard {
@@ -254,12 +255,39 @@ class HeadBuffer {
   std::size_t mapped_len_ = 0;
 };
 
+// Headers from this size up are first checked a window at a time
+// (header_window.h); a smaller one, read whole, is still in cache when the
+// scan reads it. The window's size and lookahead: a member of the header
+// longer than the lookahead (a metadata value of more than 64 KiB, say) has
+// the whole header read and checked, which costs time, not answers.
+constexpr std::uint64_t kWindowFrom = std::uint64_t{1} << 20;
+constexpr std::size_t kWindowBytes = std::size_t{256} << 10;
+constexpr std::size_t kWindowLookahead = std::size_t{64} << 10;
+
+// The header of the file open at `fd`, read with pread a window at a time.
+class FileHeaderWindow final : public detail::HeaderWindow {
+ public:
+  FileHeaderWindow(int fd, std::uint64_t header_size, std::uint64_t file_size)
+      : HeaderWindow(header_size, kWindowBytes, kWindowLookahead), fd_(fd), file_size_(file_size) {}
+
+ private:
+  bool read(std::uint64_t offset, std::uint8_t* out, std::size_t len) override {
+    return !read_range(fd_, out, len, 8 + offset, file_size_, "the header");
+  }
+
+  int fd_;
+  std::uint64_t file_size_;
+};
+
 // Reads only the prefix and the header with pread: nothing else of the file
 // is touched, and a file truncated while being checked gives an error, not
-// a SIGBUS as a mapping would. Calls `check(head_bytes, file_size)`.
-template <class Check>
-auto read_head_and(int fd, const ParseOptions& options, Check&& check)
-    -> decltype(check(std::span<const std::uint8_t>(), std::uint64_t{})) {
+// a SIGBUS as a mapping would. A large header is first checked a window at a
+// time, `in_window(file_size, window)`; when that declines (or the header is
+// small), the whole header is read and checked, `whole(head_bytes,
+// file_size)`.
+template <class Whole, class InWindow>
+auto read_head_and(int fd, const ParseOptions& options, Whole&& whole, InWindow&& in_window)
+    -> decltype(whole(std::span<const std::uint8_t>(), std::uint64_t{})) {
   Result<std::uint64_t> size = regular_file_size(fd);
   if (!size) return std::move(size).error();
 
@@ -272,6 +300,10 @@ auto read_head_and(int fd, const ParseOptions& options, Check&& check)
       parse_header_length(std::span<const std::uint8_t>(prefix, prefix_len), *size, options.limits);
   if (!n) return std::move(n).error();
 
+  if (*n >= kWindowFrom) {
+    FileHeaderWindow window(fd, *n, *size);
+    if (auto accepted = in_window(*size, window)) return std::move(*accepted);
+  }
   // N is now at most max_header_bytes and 8 + N at most the file size, so
   // this is the only allocation and bounded by both, whatever the prefix
   // said. Left uninitialised: every byte is read before it is used.
@@ -285,7 +317,7 @@ auto read_head_and(int fd, const ParseOptions& options, Check&& check)
   if (auto fault = read_range(fd, head + 8, *n, 8, *size, "the header")) {
     return std::move(*fault);
   }
-  return check(std::span<const std::uint8_t>(head, static_cast<std::size_t>(head_len)), *size);
+  return whole(std::span<const std::uint8_t>(head, static_cast<std::size_t>(head_len)), *size);
 }
 
 // Opens `path`, runs `parse(fd)` and closes it; I/O errors name the path.
@@ -304,15 +336,25 @@ auto open_and(const std::string& path, Parse&& parse) -> decltype(parse(0)) {
 }  // namespace
 
 Result<Header> parse_fd(int fd, const ParseOptions& options) {
-  return read_head_and(fd, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
-    return parse_header(head, size, options);
-  });
+  return read_head_and(
+      fd, options,
+      [&](std::span<const std::uint8_t> head, std::uint64_t size) {
+        return parse_header(head, size, options);
+      },
+      [&](std::uint64_t size, detail::HeaderWindow& window) {
+        return detail::parse_header_in_window(size, options, window);
+      });
 }
 
 Result<HeaderSummary> validate_fd(int fd, const ParseOptions& options) {
-  return read_head_and(fd, options, [&](std::span<const std::uint8_t> head, std::uint64_t size) {
-    return validate_header(head, size, options);
-  });
+  return read_head_and(
+      fd, options,
+      [&](std::span<const std::uint8_t> head, std::uint64_t size) {
+        return validate_header(head, size, options);
+      },
+      [&](std::uint64_t size, detail::HeaderWindow& window) {
+        return detail::validate_header_in_window(size, options, window);
+      });
 }
 
 Result<Header> check_file(const std::string& path, const ParseOptions& options) {

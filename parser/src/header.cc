@@ -5,6 +5,7 @@
 #include <string>
 
 #include "header_scanner.h"
+#include "header_window.h"
 #include "huge_pages.h"
 #include "json_syntax.h"
 #include "kernels/kernels.h"
@@ -158,30 +159,25 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
   return n;
 }
 
-Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
-                                      const ParseOptions& options) {
-  Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
-  if (!n) return std::move(n).error();
-  detail::ScannedHeader scanned;
-  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned)) return std::move(*fault);
+namespace {
+
+// What validate_header returns for a header scanned and checked without fault.
+HeaderSummary summary_of(const detail::ScannedHeader& scanned, std::uint64_t n,
+                         std::uint64_t file_size) {
   HeaderSummary summary;
   summary.tensor_count = scanned.tensors.size();
   summary.has_metadata = scanned.metadata.has_value();
   summary.metadata_count = scanned.metadata ? scanned.metadata->size() : 0;
-  summary.header_len = *n;
+  summary.header_len = n;
   summary.file_size = file_size;
   return summary;
 }
 
-Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
-                            const ParseOptions& options) {
-  Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
-  if (!n) return std::move(n).error();
-  detail::ScannedHeader scanned;
-  scanned.keep_details = true;
-  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned)) return std::move(*fault);
+// What parse_header returns for a header scanned (with details) and checked
+// without fault. Takes the scan's names, dimensions and metadata.
+Header header_of(detail::ScannedHeader& scanned, std::uint64_t n, std::uint64_t file_size) {
   Header header;
-  header.header_len = *n;
+  header.header_len = n;
   header.file_size = file_size;
   header.metadata = std::move(scanned.metadata);
   // The scan put every name and every dimension into one buffer each, which
@@ -208,5 +204,58 @@ Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t f
   header.storage = std::move(storage);
   return header;
 }
+
+}  // namespace
+
+Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                                      const ParseOptions& options) {
+  Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
+  if (!n) return std::move(n).error();
+  detail::ScannedHeader scanned;
+  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned)) return std::move(*fault);
+  return summary_of(scanned, *n, file_size);
+}
+
+Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                            const ParseOptions& options) {
+  Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
+  if (!n) return std::move(n).error();
+  detail::ScannedHeader scanned;
+  scanned.keep_details = true;
+  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned)) return std::move(*fault);
+  return header_of(scanned, *n, file_size);
+}
+
+namespace detail {
+namespace {
+
+// The scan and the checks after it, in a window (header_window.h): true
+// when they accept the header. A fault of the checks after the scan
+// declines too: its message may name a tensor whose name the window let go.
+bool accepted_in_window(HeaderWindow& window, std::uint64_t file_size, const ParseOptions& options,
+                        ScannedHeader& out) {
+  HeaderScanner scanner(window, options);
+  return scanner.scan(out) && !check_sizes_and_layout(out, window.header_size(), file_size);
+}
+
+}  // namespace
+
+std::optional<HeaderSummary> validate_header_in_window(std::uint64_t file_size,
+                                                       const ParseOptions& options,
+                                                       HeaderWindow& window) {
+  ScannedHeader scanned;
+  if (!accepted_in_window(window, file_size, options, scanned)) return std::nullopt;
+  return summary_of(scanned, window.header_size(), file_size);
+}
+
+std::optional<Header> parse_header_in_window(std::uint64_t file_size, const ParseOptions& options,
+                                             HeaderWindow& window) {
+  ScannedHeader scanned;
+  scanned.keep_details = true;
+  if (!accepted_in_window(window, file_size, options, scanned)) return std::nullopt;
+  return header_of(scanned, window.header_size(), file_size);
+}
+
+}  // namespace detail
 
 }  // namespace stguard

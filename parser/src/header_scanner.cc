@@ -13,6 +13,7 @@ namespace stguard::detail {
 namespace {
 
 constexpr std::string_view kMetadataKey = "__metadata__";
+constexpr std::uint64_t kFileBase = 8;  // the header's offset in the file
 constexpr std::size_t kUsualMetadataEntries = 4;
 
 ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
@@ -26,6 +27,17 @@ ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
 HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
                              std::uint64_t file_base, const ParseOptions& options) noexcept
     : lex_(begin, end, file_base, kernels_for(options.simd)),
+      window_(nullptr),
+      header_size_(static_cast<std::uint64_t>(end - begin)),
+      move_on_at_(end),
+      options_(options),
+      limits_(scanner_limits(options)) {}
+
+HeaderScanner::HeaderScanner(HeaderWindow& window, const ParseOptions& options) noexcept
+    : lex_(nullptr, nullptr, kFileBase, kernels_for(options.simd)),
+      window_(&window),
+      header_size_(window.header_size()),
+      move_on_at_(nullptr),
       options_(options),
       limits_(scanner_limits(options)) {}
 
@@ -53,10 +65,14 @@ bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
 }
 
 bool HeaderScanner::scan(ScannedHeader& out) {
-  out.header_begin = lex_.begin();
-  out.header_end = lex_.end();
-  out.file_base = lex_.file_base();
   out_ = &out;
+  if (window_ != nullptr) {
+    show_window(window_->move_to(0));
+  } else {
+    out.header_begin = lex_.begin();
+    out.header_end = lex_.end();
+    out.file_base = lex_.file_base();
+  }
   // The tables come from the thread's spares (recycle.h).
   borrow_spare<NameHashPool>(name_hashes_);
   borrow_spare<TensorNameTablePool>(tensor_names_.storage());
@@ -64,7 +80,7 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   borrowed_spares_ = true;
   // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
   // avoids most regrowth copies while staying within ~1x the header size.
-  const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
+  const auto header_size = static_cast<std::size_t>(header_size_);
   const std::size_t expected_tensors = header_size / 64;
   if (expected_tensors <= limits_.max_tensors) {
     // Fresh memory (the thread's spares are far smaller) for a large header
@@ -87,24 +103,36 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     }
   }
   const bool scanned = read_document(out);
+  // In a window, any fault declines, and so does invalid UTF-8 (whose
+  // offset the check of the whole header gives).
+  if (window_ != nullptr && (!scanned || !window_is_utf8(lex_.end()))) return decline();
   if (names_ascending_ || merging_while_scanning_) return scanned;
   // Every name recorded so far precedes the scan's fault, if any (a name is
   // recorded before its entry is read). The first repeat among them is the
   // one a lookup at each name would have met first.
   std::string scratch;
   const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
+    if (!name_readable(i) || !name_readable(j)) {  // gone with the window
+      if (wide_hashes_[i] == wide_hashes_[j]) declined_ = true;
+      return false;
+    }
     return out.name(i, compare_scratch_) == out.name(j, scratch);
   });
+  if (declined_) return false;
   if (!repeat) return scanned;
   if (!strict()) {
     // Nothing but the tensor cap depends on the merge while scanning (and the
     // cap merged as it was reached, read_document), so a failed scan's fault
-    // stands, and a whole header's records are merged now.
+    // stands, and a whole header's records are merged now. (The merge
+    // compares names: in a window, only names kept or still in memory.)
+    if (window_ != nullptr && !names_readable()) return decline();
     if (scanned) merge_repeated_names();
     return scanned;
   }
   // Strict: a repeated tensor name is a fault at the repeat, so it wins over
-  // any fault the scan found later, and over every check after the scan.
+  // any fault the scan found later, and over every check after the scan. (In
+  // a window, where the repeat may be in bytes let go, a fault declines.)
+  if (window_ != nullptr) return decline();
   const auto [first, second] = *repeat;
   const TensorRecord& t = out.tensors[second];
   return lex_.fail(
@@ -129,18 +157,89 @@ bool HeaderScanner::names_still_ascending(std::string_view name, bool decoded) {
   return false;
 }
 
-void HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
+bool HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
   const std::size_t index = out_->tensors.size() - 1;  // the record just added
   if (names_ascending_) {
-    if (names_still_ascending(name, decoded)) return;
-    // Out of order: hash every name so far, and from now on each one.
-    name_hashes_.reserve(out_->tensors.capacity());
-    std::string scratch;
-    for (std::size_t i = 0; i < index; ++i) {
-      name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(out_->name(i, scratch))));
+    if (names_still_ascending(name, decoded)) {
+      // In a window each name is hashed as it is read, while it is at hand:
+      // the window lets names go, and once one is out of order every name's
+      // hash is needed (writers order by dtype, then name, so names ascend up
+      // to the next dtype). Rereading them as the window moves on cost more.
+      if (window_ != nullptr && !out_->keep_details) note_hash(name);
+      return true;
     }
+    // Out of order: hash every name so far (in a window they were hashed as
+    // they were read, or are kept), and from now on each one.
+    if (!hash_names_before(index)) return decline();
   }
-  name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
+  note_hash(name);
+  return true;
+}
+
+void HeaderScanner::note_hash(std::string_view name) {
+  if (name_hashes_.empty()) {
+    name_hashes_.reserve(out_->tensors.capacity());
+    if (window_ != nullptr) wide_hashes_.reserve(out_->tensors.capacity());
+  }
+  const std::uint64_t hash = hash_name(name);
+  name_hashes_.push_back(static_cast<std::uint32_t>(hash));
+  if (window_ != nullptr) wide_hashes_.push_back(hash);
+}
+
+bool HeaderScanner::hash_names_before(std::size_t end) {
+  std::string scratch;
+  for (std::size_t i = name_hashes_.size(); i < end; ++i) {
+    if (!name_readable(i)) return false;
+    note_hash(out_->name(i, scratch));
+  }
+  return true;
+}
+
+void HeaderScanner::show_window(const HeaderWindow::View& view) noexcept {
+  lex_.rebase(view.begin, view.end, kFileBase + view.offset);
+  out_->header_begin = view.begin;
+  out_->header_end = view.end;
+  out_->file_base = kFileBase + view.offset;
+  window_at_end_ = window_->reaches_end(view);
+  const auto in = static_cast<std::size_t>(view.end - view.begin);
+  const std::size_t lookahead = window_->lookahead();
+  if (window_at_end_) {
+    move_on_at_ = view.end;
+  } else {
+    // From where fewer than `lookahead` bytes would be left ahead.
+    move_on_at_ = view.begin + (in >= lookahead ? in - lookahead + 1 : 0);
+  }
+}
+
+bool HeaderScanner::move_window() {
+  if (window_ == nullptr || window_at_end_) return true;
+  if (!window_is_utf8(lex_.pos())) return decline();
+  // What needs the names before the cursor declines: the merge while
+  // scanning compares each new name with them.
+  if (merging_while_scanning_ && !out_->keep_details) return decline();
+  // Views into the bytes let go: the previous name is copied, the compact
+  // reader's texts forgotten (it reads the next entries in full).
+  if (names_ascending_ && previous_name_.data() != previous_name_copy_.data()) {
+    previous_name_copy_.assign(previous_name_);
+    previous_name_ = previous_name_copy_;
+  }
+  repeats_ = CompactRepeats{};
+  show_window(window_->move_to(lex_.offset_of(lex_.pos()) - kFileBase));
+  return true;
+}
+
+bool HeaderScanner::window_is_utf8(const std::uint8_t* upto) const noexcept {
+  // Until a string held a non-ASCII byte, every byte read was ASCII (outside
+  // strings the grammar is).
+  if (!lex_.saw_non_ascii()) return true;
+  const auto size = static_cast<std::size_t>(upto - lex_.begin());
+  return kernels_for(options_.simd).find_invalid_utf8(lex_.begin(), size) == size;
+}
+
+bool HeaderScanner::window_to_end() {
+  if (window_ == nullptr || window_at_end_) return true;
+  if (!move_window()) return false;
+  return window_at_end_ || decline();
 }
 
 void HeaderScanner::merge_repeated_names() {
@@ -148,7 +247,7 @@ void HeaderScanner::merge_repeated_names() {
   // The table is probed at random, so it is sized for typical entries (~128
   // header bytes) rather than the worst case: growing it re-inserts every
   // name, but an oversized table misses the cache on every probe.
-  const auto header_size = static_cast<std::size_t>(lex_.end() - lex_.begin());
+  const auto header_size = static_cast<std::size_t>(header_size_);
   if (header_size / 64 <= limits_.max_tensors) tensor_names_.reserve(header_size / 128);
   const auto name_of = [this](std::uint32_t j) { return out_->name(j, compare_scratch_); };
   // The hashes, when every record has one (names were out of order from the
@@ -180,6 +279,7 @@ std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) co
     const TensorDetail& d = details[index];
     return {name_arena.data() + d.name_pos, static_cast<std::size_t>(d.name_len)};
   }
+  if (tensors[index].header_offset < file_base) return {};
   const std::uint8_t* quote = header_begin + (tensors[index].header_offset - file_base);
   return JsonLexer::string_at(header_begin, header_end, quote, scratch);
 }
@@ -217,6 +317,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
     lex_.advance();
   } else {
     for (;;) {
+      if (!keep_ahead()) return false;
       if (lex_.peek() != '"') return lex_.fail_syntax(lex_.pos(), "a tensor name string");
       const std::uint8_t* key_at = lex_.pos();
       member_in_progress_ = key_at;
@@ -260,17 +361,20 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         }
         if (strict()) {
           // Repeated names are found after the scan (see scan()).
-          note_name_for_repeats(name, key.decoded);
-          if (!read_tensor_entry(tensor, name)) return false;
+          if (!note_name_for_repeats(name, key.decoded) || !read_tensor_entry(tensor, name)) {
+            return false;
+          }
         } else if (!merging_while_scanning_) {
           // Repeated names are merged after the scan (see scan()), so the
           // scan probes no table of every name.
-          note_name_for_repeats(name, key.decoded);
-          if (!read_tensor_entry(tensor, name)) return false;
+          if (!note_name_for_repeats(name, key.decoded) || !read_tensor_entry(tensor, name)) {
+            return false;
+          }
           if (tensors.size() > limits_.max_tensors) {
             if (names_ascending_) return fail_too_many(key_at);  // no repeats
             // The cap counts merged tensors, and records count repeats too:
             // merge them now, and from here on as each name is read.
+            if (!names_readable()) return decline();
             merge_repeated_names();
             merging_while_scanning_ = true;
             if (tensors.size() > limits_.max_tensors) return fail_too_many(key_at);
@@ -307,6 +411,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
   }
   // After the top-level object.
   value_read_whole_ = true;
+  if (!window_to_end()) return false;
   if (strict()) {
     const std::uint8_t* p = lex_.pos();
     while (p < lex_.end() && *p == ' ') ++p;
@@ -354,6 +459,7 @@ bool HeaderScanner::read_metadata(
   // more): room for them in one allocation instead of regrowing at 1, 2, 4.
   pairs.reserve(kUsualMetadataEntries);
   for (;;) {
+    if (!keep_ahead()) return false;
     if (lex_.peek() != '"') return lex_.fail_syntax(lex_.pos(), "a metadata key string");
     const std::uint8_t* key_at = lex_.pos();
     StringValue key;

@@ -10,7 +10,8 @@
 //
 // UTF-8 is the caller's to check (json_lexer.h): the scanner reads invalid
 // UTF-8 without harm, and notes whether it saw any non-ASCII byte. Whatever
-// the input, the scanner never reads outside [begin, end).
+// the input, the scanner never reads outside [begin, end), or outside the
+// bytes in the window for a header read a window at a time (header_window.h).
 #ifndef STGUARD_SRC_HEADER_SCANNER_H_
 #define STGUARD_SRC_HEADER_SCANNER_H_
 
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "header_window.h"
 #include "json_lexer.h"
 #include "name_index.h"
 #include "scanned_header.h"
@@ -47,6 +49,11 @@ class HeaderScanner {
   // offset of `begin` (8), used for error offsets.
   HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base,
                 const ParseOptions& options) noexcept;
+  // The header read through `window` (header_window.h), from file offset 8.
+  // scan() then returns true only when it accepts the header, and its result
+  // is then the whole header's; false means it declined, and the whole
+  // header is to be scanned (header_window.h says when).
+  HeaderScanner(HeaderWindow& window, const ParseOptions& options) noexcept;
   ~HeaderScanner();
   HeaderScanner(const HeaderScanner&) = delete;
   HeaderScanner& operator=(const HeaderScanner&) = delete;
@@ -80,6 +87,31 @@ class HeaderScanner {
 
   bool strict() const noexcept { return options_.profile == Profile::kStrict; }
 
+  // A header read a window at a time (header_window.h). Before each member,
+  // the window moves on once fewer than its lookahead bytes are left ahead of
+  // the cursor: one compare per member until then. False: the scan declines.
+  [[nodiscard]] bool keep_ahead() { return lex_.pos() < move_on_at_ || move_window(); }
+  bool move_window();
+  // After the top-level value: moves the window to hold the rest of the
+  // header, or declines.
+  bool window_to_end();
+  void show_window(const HeaderWindow::View& view) noexcept;
+  // Whether the window's bytes up to `upto` are valid UTF-8: checked before
+  // they are let go, at the cursor, which is between members, so that no
+  // UTF-8 sequence is cut.
+  bool window_is_utf8(const std::uint8_t* upto) const noexcept;
+  // The windowed scan gives up (header_window.h). Returns false, to end it.
+  bool decline() noexcept {
+    declined_ = true;
+    return false;
+  }
+  // Whether ScannedHeader::name can read the name of tensors[index] (kept,
+  // or in memory), and of every tensor recorded so far.
+  bool name_readable(std::size_t index) const noexcept {
+    return out_->keep_details || out_->tensors[index].header_offset >= lex_.file_base();
+  }
+  bool names_readable() const noexcept { return out_->tensors.empty() || name_readable(0); }
+
   bool read_document(ScannedHeader& out);
   bool read_metadata(std::optional<std::vector<std::pair<std::string, std::string>>>& metadata);
   bool read_tensor_entry(TensorRecord& tensor, std::string_view name);
@@ -106,6 +138,13 @@ class HeaderScanner {
   bool fail_too_many(const std::uint8_t* key_at);
 
   JsonLexer lex_;
+  HeaderWindow* const window_;  // nullptr: the whole header is in memory
+  const std::uint64_t header_size_;
+  // keep_ahead moves the window on once the cursor is here; the end of the
+  // bytes in memory when there is nothing more to read.
+  const std::uint8_t* move_on_at_;
+  bool window_at_end_ = true;  // the bytes in memory reach the header's end
+  bool declined_ = false;
   const ParseOptions& options_;
   // options_.limits resolved against the profile; max_tensors at most
   // kMaxTensorsSupported (tensor indices are 32-bit).
@@ -125,8 +164,14 @@ class HeaderScanner {
   bool names_still_ascending(std::string_view name, bool decoded);
   // Hashes for the search for repeated names after the scan (strict: the
   // fault; reference: the merge), one per tensor in document order, from the
-  // first name out of order on.
-  void note_name_for_repeats(std::string_view name, bool decoded);
+  // first name out of order on. False: a windowed scan declines (the names
+  // before are gone).
+  bool note_name_for_repeats(std::string_view name, bool decoded);
+  // Appends the hash of a name (and in a window its wide hash).
+  void note_hash(std::string_view name);
+  // Hashes the names of the records from the first not hashed yet to `end`.
+  // False (nothing more hashed) at a name a window let go of.
+  bool hash_names_before(std::size_t end);
   // Reference: merges the records read so far the way upstream's map does
   // (each name at its first place, with its last entry), leaving every name
   // in tensor_names_ at its merged index.
@@ -139,6 +184,11 @@ class HeaderScanner {
   std::string_view previous_name_;
   std::string previous_name_copy_;  // previous_name_ when it had escapes
   std::vector<std::uint32_t> name_hashes_;
+  // In a window: the whole 64-bit hash of each name in name_hashes_. A pair
+  // of equal 32-bit hashes is told apart by these once the names are gone,
+  // so that the scan declines only at a likely repeat (a 100,000-name header
+  // has about one pair of equal 32-bit hashes).
+  std::vector<std::uint64_t> wide_hashes_;
   NameIndex tensor_names_;  // reference: for the last-wins merge
   NameIndex metadata_keys_;
   // Text of the compact entries read so far that the next one often repeats,

@@ -282,6 +282,17 @@ class JsonLexer {
   const std::uint8_t* end() const noexcept { return end_; }
   const std::uint8_t* pos() const noexcept { return p_; }
   void set_pos(const std::uint8_t* p) noexcept { p_ = p; }
+  // For a header scanned a window at a time (header_window.h): the lexer
+  // now reads [begin, end), whose first byte is at absolute file offset
+  // `file_base`, from its start. Pointers into the bytes before are no
+  // longer the lexer's to read.
+  void rebase(const std::uint8_t* begin, const std::uint8_t* end,
+              std::uint64_t file_base) noexcept {
+    begin_ = begin;
+    end_ = end;
+    p_ = begin;
+    file_base_ = file_base;
+  }
   // Steps over the byte at the cursor, which the caller has looked at.
   void advance() noexcept { ++p_; }
   // The byte at the cursor, or -1 at the end.

@@ -66,6 +66,7 @@ struct ScannedHeader {
   ScannedHeader(const ScannedHeader&) = delete;
   ScannedHeader& operator=(const ScannedHeader&) = delete;
 
+  // The header bytes in memory: all of them, or a window's (header_window.h).
   const std::uint8_t* header_begin = nullptr;
   const std::uint8_t* header_end = nullptr;
   std::uint64_t file_base = 8;        // absolute file offset of header_begin
@@ -81,7 +82,10 @@ struct ScannedHeader {
 
   // The unescaped name of tensors[index]. Without details it is read again
   // from the header (it was validated there); `scratch` holds it when it had
-  // escapes, so the view lives as long as `scratch` is not changed.
+  // escapes, so the view lives as long as `scratch` is not changed. A name
+  // neither kept nor in memory (before a window's bytes) is "": only in a
+  // message that a windowed check throws away, since it declines at any
+  // fault (header_window.h).
   std::string_view name(std::size_t index, std::string& scratch) const;
   std::span<const std::uint64_t> shape(std::size_t index) const noexcept {
     const TensorDetail& d = details[index];

@@ -1,6 +1,7 @@
 // The inputs and the observable answer shared by the tests that compare two
 // ways of parsing the same bytes (simd_paths_test.cc: SIMD paths against the
-// baseline): every corpus file, every fuzz regression and 10,000
+// baseline; window_paths_test.cc: a header read a window at a time against
+// the whole header): every corpus file, every fuzz regression and 10,000
 // mutated corpus files (seeded: half token-level edits from
 // conformance/mutate/, half 1 to 3 random bytes changed, which break the
 // UTF-8 and the strings where the vector kernels work).
