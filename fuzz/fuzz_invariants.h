@@ -3,8 +3,9 @@
 //   check_profiles  one parse per profile and the checks that cost next to
 //                   nothing beside it (fuzz_parse, kept lean for throughput);
 //   check_all       check_profiles' checks plus the cross-checks that parse
-//                   again: validate_header agrees with parse_header, and the
-//                   first 8 + N bytes alone give the same answer (fuzz_mutator,
+//                   again: validate_header agrees with parse_header, the
+//                   first 8 + N bytes alone give the same answer, and so does
+//                   the header read a window at a time (fuzz_mutator,
 //                   fuzz_structured).
 // A broken invariant prints what broke and aborts, which every engine reports
 // as a crash with the input saved.
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "conformance/mutate/format_math.h"
+#include "parser/src/header_window.h"
 #include "stguard/stguard.h"
 
 namespace stguard_fuzz {
@@ -215,6 +217,34 @@ inline void check_tight_limits(const std::uint8_t* data, std::size_t size, stgua
   }
 }
 
+// The header read a window at a time (parser/src/header_window.h), as
+// `stguard check` reads a large one, answers only with the whole header's
+// answer: the same header, or it declines. The window is a few hundred bytes
+// (its size drawn from the input), so that it moves on many times.
+inline void check_window(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
+                         const stguard::Result<stguard::Header>& parsed) {
+  if (size < 8) return;
+  stguard::ParseOptions options;
+  options.profile = profile;
+  const stguard::Result<std::uint64_t> n =
+      stguard::parse_header_length(std::span<const std::uint8_t>(data, size), size);
+  if (!n) return;  // the caller reads no window then
+  const std::span<const std::uint8_t> header(data + 8, static_cast<std::size_t>(*n));
+  const std::size_t capacity = 64 + size % 449;
+  stguard::detail::BytesHeaderWindow for_parse(header, capacity, capacity / 4);
+  if (auto got = stguard::detail::parse_header_in_window(size, options, for_parse)) {
+    check(parsed.has_value() && same_header(*got, *parsed),
+          "a window accepts what the whole header does not, or another header");
+  }
+  stguard::detail::BytesHeaderWindow for_validate(header, capacity, capacity / 4);
+  if (auto got = stguard::detail::validate_header_in_window(size, options, for_validate)) {
+    check(parsed.has_value() && got->tensor_count == parsed->tensors.size() &&
+              got->metadata_count == (parsed->metadata ? parsed->metadata->size() : 0) &&
+              got->has_metadata == parsed->metadata.has_value(),
+          "validate in a window accepts what the whole header does not, or another summary");
+  }
+}
+
 // Every other SIMD path the CPU has (stguard/simd.h) reads the input exactly
 // as the path in use did: the same header, or the same error, message too.
 inline void check_simd_paths(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
@@ -310,6 +340,7 @@ inline void check_cross(const std::uint8_t* data, std::size_t size, stguard::Pro
 
   check_tight_limits(data, size, profile, parsed);
   check_simd_paths(data, size, profile, parsed);
+  check_window(data, size, profile, parsed);
 }
 
 // Everything: check_profiles plus check_cross in both profiles.

@@ -1,5 +1,5 @@
 // Every invariant (stguard_fuzz::check_all: fuzz_parse's checks plus the
-// validate_header and prefix-only cross-checks) behind a structure-aware
+// validate_header, prefix-only and window cross-checks) behind a structure-aware
 // custom mutator, the token-level mutator of conformance/mutate/token_mutator.h (shared
 // with `stguard hunt`).
 //
