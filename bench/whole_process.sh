@@ -17,7 +17,9 @@
 #      accepted and rejected, over and over): the time per file, the empty
 #      process taken off.
 # With BEFORE_STGUARD (another build's stguard) every process is timed with
-# both, in turn, so the two columns come from one sitting.
+# both, in turn, so the two columns come from one sitting; the two swap
+# places every other round, since the one that runs first after a
+# read-and-SAX process finds the caches cold.
 #
 # Each process is timed RUNS times (default 21), the binaries and /bin/true
 # in turn; the figures are medians of wall time. Pin it to one core:
@@ -96,16 +98,26 @@ for b in json.load(open(os.path.join(work, "inprocess.json")))["benchmarks"]:
         inprocess[b["run_name"][len("file/"):-len("/strict_validate")]] = b["cpu_time"] * scale
 
 small = sorted(glob.glob(os.path.join(work, "small", "*.safetensors")))
-jobs = [("true", ["/bin/true"])]
-for f in files:
-    for name, exe in binaries:
-        jobs.append(((name, f), [exe, "check", f]))
-    jobs.append((("sax", f), [sax, f]))
-for name, exe in binaries:
-    jobs.append(((name, "small"), [exe, "check"] + small))
-times = {key: [] for key, _ in jobs}
-for _ in range(runs):
-    for key, argv in jobs:
+
+
+# One round of every process. With two builds, the first of them runs right
+# after the previous file's read-and-SAX process, which leaves the caches
+# cold, and the second after the first: the builds swap places every other
+# round, so that neither pays for going first.
+def round_of(bins):
+    jobs = [("true", ["/bin/true"])]
+    for f in files:
+        for name, exe in bins:
+            jobs.append(((name, f), [exe, "check", f]))
+        jobs.append((("sax", f), [sax, f]))
+    for name, exe in bins:
+        jobs.append(((name, "small"), [exe, "check"] + small))
+    return jobs
+
+
+times = {key: [] for key, _ in round_of(binaries)}
+for r in range(runs):
+    for key, argv in round_of(binaries if r % 2 == 0 else binaries[::-1]):
         times[key].append(wall(argv))
 med = {key: statistics.median(v) for key, v in times.items()}
 empty = med["true"]
