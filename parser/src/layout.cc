@@ -383,6 +383,104 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
   return true;
 }
 
+// The pool (recycle.h) of tiles_exactly's table.
+struct TilingTablePool {
+  using Element = std::uint64_t;
+};
+
+// Up to this many tensors out of offset order, tiles_exactly proves a good
+// layout without sorting; past it the table leaves L2 and the radix passes
+// measured faster.
+constexpr std::size_t kTilingTableUpTo = 32768;
+
+// Whether tensors whose sizes all passed size_ok cover [0, data_len) exactly
+// (`shift`: the number of low bits that are the same in every begin),
+// as the walk in (begin, end, index) order would find: true only then. It
+// proves it without sorting, which was over a tenth of a shuffled 300-tensor
+// header's validation (the comparisons of std::sort mispredict at random):
+//
+//  - every end is at most data_len;
+//  - of the non-empty tensors, one begins at 0 and exactly one ends at
+//    data_len; every other end is the begin of another of them, a begin
+//    that no other end is matched to;
+//  - each empty tensor's begin is a non-empty one's begin, or data_len (and
+//    with no non-empty tensor at all, data_len is 0).
+//
+// These hold when the walk succeeds. Conversely: the n - 1 ends matched are
+// above 0, so they take the begins of every tensor but the one at 0. Each
+// tensor but that one thus follows the tensor whose end is its begin, which
+// begins lower: every tensor is on the one chain from the tensor at 0 to the
+// one that ends at data_len, and the chain covers [0, data_len) without hole
+// or overlap. An empty tensor sits where the chain passes, so the walk
+// places it. False may also mean the table is not worth building; the
+// caller's walk then finds the fault, if there is one.
+bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_len,
+                   unsigned shift) {
+  const std::size_t n = tensors.size();
+  if (n > kTilingTableUpTo) return false;
+  // Begins are below their ends, which are at most data_len, itself below
+  // 2^64 - 8 (the prefix is in the file): neither marker is a begin.
+  constexpr std::uint64_t kFree = ~std::uint64_t{0};
+  constexpr std::uint64_t kMatched = kFree - 1;  // a begin an end was matched to
+  constexpr std::uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;
+  // At least twice as many slots as tensors: most probes end at the first.
+  const auto bits = static_cast<unsigned>(std::bit_width(n)) + 1;
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  std::vector<std::uint64_t> table;
+  borrow_spare<TilingTablePool>(table);
+  table.assign(std::size_t{1} << bits, kFree);
+  // The slot holding `offset`, or the free one where it would go. The bits
+  // below `shift` are the same in every begin: hashed with them, offsets
+  // that are multiples of 2^18 (a LoRA adapter's equal matrices) probed
+  // five slots more per tensor at 100,000 tensors.
+  auto home = [bits, shift](std::uint64_t offset) {
+    return static_cast<std::size_t>(((offset >> shift) * kMultiplier) >> (64 - bits));
+  };
+  auto slot_of = [&table, &home, mask](std::uint64_t offset) {
+    std::size_t slot = home(offset);
+    while (table[slot] != kFree && table[slot] != offset) slot = (slot + 1) & mask;
+    return slot;
+  };
+  auto proven = [&] {
+    bool zero_seen = false;
+    std::size_t non_empty = 0;
+    for (const TensorRecord& t : tensors) {
+      if (t.end > data_len) return false;
+      if (t.begin == t.end) continue;
+      // A slot per tensor, for equal begins too: an end is matched to one
+      // of them only (below), so the second is never matched.
+      std::size_t slot = home(t.begin);
+      while (table[slot] != kFree) slot = (slot + 1) & mask;
+      table[slot] = t.begin;
+      zero_seen |= t.begin == 0;
+      ++non_empty;
+    }
+    if (non_empty == 0) return data_len == 0;
+    // Each empty tensor where a non-empty one begins (before any is marked).
+    for (const TensorRecord& t : tensors) {
+      if (t.begin == t.end && t.begin != data_len && table[slot_of(t.begin)] != t.begin) {
+        return false;
+      }
+    }
+    std::size_t ends_at_data_len = 0;
+    for (const TensorRecord& t : tensors) {
+      if (t.begin == t.end) continue;
+      if (t.end == data_len) {
+        ++ends_at_data_len;
+        continue;
+      }
+      // A begin matched is a taken slot after, which no other end finds.
+      const std::size_t slot = slot_of(t.end);
+      if (table[slot] != t.end) return false;
+      table[slot] = kMatched;
+    }
+    return zero_seen && ends_at_data_len == 1;
+  };
+  const bool exact = proven();
+  return_spare<TilingTablePool>(table);
+  return exact;
+}
+
 }  // namespace
 
 // Headers whose entries are not in offset order (a shuffled state dict, a
@@ -448,6 +546,11 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
     any |= t.begin;
     all &= t.begin;
   }
+  // The common case, no fault, without a sort; a fault is found by the walk
+  // in sorted order below, as it was placed.
+  const std::uint64_t varying = any & ~all;
+  const unsigned shift = varying == 0 ? 0 : static_cast<unsigned>(std::countr_zero(varying));
+  if (tiles_exactly(tensors, file_size - (8 + header_len), shift)) return std::nullopt;
   if (n >= 2) {
     LayoutWalk packed_walk(h, header_len, file_size);
     if (walk_in_packed_order(tensors, any & ~all, all, packed_walk)) return packed_walk.finish();

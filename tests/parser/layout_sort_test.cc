@@ -2,9 +2,9 @@
 // sort_spans) gives exactly std::sort's order on every kind of input it can
 // meet: above and below the size where it switches to radix passes, offsets
 // near 2^64, many equal begins (empty tensors, overlaps), and the document
-// order as the last tie-breaker. And the layout check of a large header out
-// of offset order (its packed sort, or sort_spans) agrees with the same
-// tensors listed in order.
+// order as the last tie-breaker. And the layout check of a header out of
+// offset order (its proof without a sort, its packed sort, or sort_spans)
+// agrees with the same tensors listed in order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -160,6 +160,134 @@ TEST(LayoutSort, OutOfOrderHeadersAgreeWithTheirSortedListing) {
       }
     }
   }
+}
+
+// A header of U8 tensors with the given spans, listed in `order` (an index
+// into `spans` each), and data_len + `extra` bytes of data (the header's own
+// bytes are added to the file size).
+std::pair<std::vector<std::uint8_t>, std::uint64_t> u8_spans_header(
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans,
+    const std::vector<std::size_t>& order, std::uint64_t data_len) {
+  std::string json = "{";
+  for (const std::size_t i : order) {
+    const auto [begin, end] = spans[i];
+    if (json.size() > 1) json += ',';
+    json += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[)" +
+            std::to_string(end - begin) + R"(],"data_offsets":[)" + std::to_string(begin) + "," +
+            std::to_string(end) + "]}";
+  }
+  json += '}';
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t b = 0; b < 8; ++b) bytes[b] = static_cast<std::uint8_t>(json.size() >> (8 * b));
+  bytes.insert(bytes.end(), json.begin(), json.end());
+  return {bytes, bytes.size() + data_len};
+}
+
+// Tensors out of offset order are accepted without a sort when a table of
+// their begins proves the layout exact (layout.cc, tiles_exactly). That
+// proof must accept exactly what the walk in sorted order accepts: every
+// near miss below (a repeated span, a tensor moved by a byte, two tensors
+// ending at the same byte or at the end, an empty tensor inside another or
+// at the end, data one byte longer or shorter, only empty tensors) gives the
+// same verdict,
+// reason, offset and message listed at random as listed in offset order.
+TEST(LayoutSort, ProofWithoutASortAgreesWithTheWalkOnNearMisses) {
+  std::mt19937_64 rng(37);
+  enum Change {
+    kNone,
+    kRepeatASpan,
+    kMoveByAByte,
+    kStretchToTheNextEnd,
+    kEmptyInsideATensor,
+    kEmptyAtTheEnd,
+    kOneByteMore,
+    kOneByteLess,
+    kTwoEndAtTheEnd,
+    kAllEmpty,
+    kChanges
+  };
+  int accepted = 0;
+  int rejected = 0;
+  for (int round = 0; round < 4000; ++round) {
+    const auto change = static_cast<Change>(round % kChanges);
+    const std::size_t non_empty = 1 + rng() % (round % 50 == 0 ? 3000 : 40);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+    std::uint64_t data_len = 0;
+    for (std::size_t i = 0; i < non_empty; ++i) {
+      if (rng() % 6 == 0) spans.emplace_back(data_len, data_len);  // empty, at a boundary
+      const std::uint64_t size = change == kAllEmpty ? 0 : 1 + rng() % 5;
+      spans.emplace_back(data_len, data_len + size);
+      data_len += size;
+    }
+    const std::size_t pick = rng() % spans.size();
+    switch (change) {
+      case kNone:
+        break;
+      case kAllEmpty:
+        // Empty tensors at 0 and 1 only, with 0 or 1 bytes of data.
+        data_len = static_cast<std::uint64_t>(round % 2);
+        for (auto& span : spans) span.first = span.second = rng() % 2;
+        break;
+      case kRepeatASpan:
+        spans.push_back(spans[pick]);
+        break;
+      case kMoveByAByte:
+        spans[pick] = {spans[pick].first + 1, spans[pick].second + 1};
+        break;
+      case kStretchToTheNextEnd:
+        if (pick + 1 < spans.size()) spans[pick].second = spans[pick + 1].second;
+        break;
+      case kEmptyInsideATensor:
+        if (spans[pick].second - spans[pick].first >= 2) {
+          spans.emplace_back(spans[pick].first + 1, spans[pick].first + 1);
+        }
+        break;
+      case kEmptyAtTheEnd:
+        spans.emplace_back(data_len, data_len);
+        break;
+      case kOneByteMore:
+        ++data_len;
+        break;
+      case kOneByteLess:
+        if (data_len > 0) --data_len;
+        break;
+      case kTwoEndAtTheEnd:
+        if (data_len >= 2) spans.emplace_back(data_len - 1, data_len);
+        break;
+      case kChanges:
+        break;
+    }
+    std::vector<std::size_t> sorted(spans.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
+    std::sort(sorted.begin(), sorted.end(),
+              [&](std::size_t a, std::size_t b) { return spans[a] < spans[b]; });
+    std::vector<std::size_t> shuffled = sorted;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    SCOPED_TRACE(testing::Message() << "round " << round << ", change " << change << ", "
+                                    << spans.size() << " tensors, " << data_len << " bytes");
+    const auto in_order = u8_spans_header(spans, sorted, data_len);
+    const auto out_of_order = u8_spans_header(spans, shuffled, data_len);
+    const auto expected = stguard::validate_header(in_order.first, in_order.second);
+    const auto got = stguard::validate_header(out_of_order.first, out_of_order.second);
+    ASSERT_EQ(got.has_value(), expected.has_value())
+        << (expected ? got.error().to_string() : expected.error().to_string());
+    if (expected) {
+      ++accepted;
+      continue;
+    }
+    ++rejected;
+    EXPECT_EQ(got.error().reason, expected.error().reason);
+    EXPECT_EQ(got.error().offset, expected.error().offset);
+    // Of two equal spans, the message names the one listed second.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> distinct = spans;
+    std::sort(distinct.begin(), distinct.end());
+    if (std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end()) {
+      EXPECT_EQ(got.error().message, expected.error().message);
+    }
+  }
+  // Both verdicts were met often, so neither side of the proof went untried.
+  EXPECT_GT(accepted, 800);
+  EXPECT_GT(rejected, 2000);
 }
 
 }  // namespace
