@@ -146,33 +146,9 @@ class LayoutWalk {
     return fail_at(index);
   }
 
-  // The fault of placing tensors[index] (out of line: the walk's loop stays
-  // small, and inlined into it, without the message code).
-  [[gnu::noinline]] bool fail_at(std::size_t index) {
-    const TensorRecord& t = h_.tensors[index];
-    std::string scratch;  // the tensor's name, if it is decoded for the message
-    if (t.end > data_len_) {
-      fault_ =
-          Error{Reason::kOffsetOutOfBounds, file_size_,
-                message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
-                        ", ", t.end, ") end beyond the data buffer of ", data_len_, " bytes")};
-    } else if (t.begin > covered_to_) {
-      fault_ = Error{Reason::kOffsetGap, data_start_ + covered_to_,
-                     message("data bytes [", covered_to_, ", ", t.begin,
-                             ") belong to no tensor (hole before tensor ",
-                             tensor_name(h_, index, scratch), ")")};
-    } else {
-      fault_ =
-          Error{Reason::kOffsetOverlap, data_start_ + t.begin,
-                message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
-                        ", ", t.end, ") overlap bytes already used up to ", covered_to_)};
-    }
-    return false;
-  }
-
   // After every tensor is placed: the walk's fault, or trailing bytes.
   std::optional<Error> finish() {
-    if (fault_) return std::move(fault_);
+    if (failed_at_ != kPlacedAll) return fault_at(failed_at_);
     if (covered_to_ != data_len_) {
       return Error{Reason::kTrailingData, data_start_ + covered_to_,
                    message(data_len_ - covered_to_, " bytes after the last tensor (data buffer is ",
@@ -182,12 +158,43 @@ class LayoutWalk {
   }
 
  private:
+  // Stops the walk at tensors[index]. The fault's message is written by
+  // finish(): the walk in document order stops this way in every header out
+  // of offset order, and is then dropped for the walk in sorted order.
+  bool fail_at(std::size_t index) noexcept {
+    failed_at_ = index;
+    return false;
+  }
+
+  // The fault of placing tensors[index] where the walk stopped (out of line:
+  // the walk's loop stays small, and inlined into it, without the message
+  // code).
+  [[gnu::noinline]] Error fault_at(std::size_t index) const {
+    const TensorRecord& t = h_.tensors[index];
+    std::string scratch;  // the tensor's name, if it is decoded for the message
+    if (t.end > data_len_) {
+      return Error{Reason::kOffsetOutOfBounds, file_size_,
+                   message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
+                           ", ", t.end, ") end beyond the data buffer of ", data_len_, " bytes")};
+    }
+    if (t.begin > covered_to_) {
+      return Error{Reason::kOffsetGap, data_start_ + covered_to_,
+                   message("data bytes [", covered_to_, ", ", t.begin,
+                           ") belong to no tensor (hole before tensor ",
+                           tensor_name(h_, index, scratch), ")")};
+    }
+    return Error{Reason::kOffsetOverlap, data_start_ + t.begin,
+                 message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
+                         ", ", t.end, ") overlap bytes already used up to ", covered_to_)};
+  }
+
+  static constexpr std::size_t kPlacedAll = ~std::size_t{0};
   const ScannedHeader& h_;
   std::uint64_t file_size_;
   std::uint64_t data_start_;
   std::uint64_t data_len_;
-  std::uint64_t covered_to_ = 0;
-  std::optional<Error> fault_;
+  std::uint64_t covered_to_ = 0;  // unchanged once the walk stopped
+  std::size_t failed_at_ = kPlacedAll;
 };
 
 // After spans are ordered by begin alone: each run of equal begins into
