@@ -48,7 +48,7 @@ HeaderScanner::~HeaderScanner() {
   return_spare<MetadataKeyTablePool>(metadata_keys_.storage());
 }
 
-bool HeaderScanner::check_name(const StringValue& name, const std::uint8_t* at,
+bool HeaderScanner::name_fault(const StringValue& name, const std::uint8_t* at,
                                bool is_metadata_key) {
   if (name.text.size() > limits_.max_name_bytes) {
     return lex_.fail(Reason::kLimitExceeded, at,

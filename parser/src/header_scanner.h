@@ -133,7 +133,16 @@ class HeaderScanner {
   // are kept, appends the dimensions to ScannedHeader::dims.
   bool read_shape(TensorRecord& tensor);
   bool read_offsets(std::uint64_t& begin, std::uint64_t& end);
-  bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key);
+  // A name's length against max_name_bytes and, in strict, no U+0000. Inline
+  // for the names that pass, every one in a valid header; name_fault reports.
+  bool check_name(const StringValue& name, const std::uint8_t* at, bool is_metadata_key) {
+    if (name.text.size() <= limits_.max_name_bytes && !(name.has_nul && strict())) [[likely]] {
+      return true;
+    }
+    return name_fault(name, at, is_metadata_key);
+  }
+  [[gnu::noinline]] bool name_fault(const StringValue& name, const std::uint8_t* at,
+                                    bool is_metadata_key);
   // LIMIT_EXCEEDED at the key of the first tensor beyond max_tensors.
   bool fail_too_many(const std::uint8_t* key_at);
 

@@ -25,22 +25,10 @@ void store_count(const ElementCount& count, TensorRecord& tensor) noexcept {
 
 }  // namespace
 
-bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
-  const int c = lex_.peek();
-  if (c == '{') {
-    const bool compact =
-        detail_ != nullptr ? read_compact_entry<true>(tensor) : read_compact_entry<false>(tensor);
-    return compact || read_tensor_object(tensor, name);
-  }
-  if (c == '[' && !strict()) return read_tensor_array(tensor, name);
-  if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
-  return lex_.fail(Reason::kTensorInvalid, lex_.pos(),
-                   message("entry for tensor ", Quoted{name},
-                           " must be an object with dtype, shape and data_offsets"));
-}
-
+// Defined before read_tensor_entry, its one caller, which inlines it: a call
+// per entry there cost 2% to 3% of a 300-tensor header's validation.
 template <bool kKeepDims>
-bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
+[[gnu::always_inline]] inline bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
   // Every load below is checked against the end first; near the end of the
   // header this gives up and the general reader takes over.
   const std::uint8_t* q = lex_.pos();  // at '{'
@@ -180,6 +168,20 @@ bool HeaderScanner::read_compact_entry(TensorRecord& tensor) {
     for (std::uint64_t i = 0; i < rank; ++i) out_->dims.push_back(dims[i]);
   }
   return true;
+}
+
+bool HeaderScanner::read_tensor_entry(TensorRecord& tensor, std::string_view name) {
+  const int c = lex_.peek();
+  if (c == '{') {
+    const bool compact =
+        detail_ != nullptr ? read_compact_entry<true>(tensor) : read_compact_entry<false>(tensor);
+    return compact || read_tensor_object(tensor, name);
+  }
+  if (c == '[' && !strict()) return read_tensor_array(tensor, name);
+  if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+  return lex_.fail(Reason::kTensorInvalid, lex_.pos(),
+                   message("entry for tensor ", Quoted{name},
+                           " must be an object with dtype, shape and data_offsets"));
 }
 
 bool HeaderScanner::read_tensor_object(TensorRecord& tensor, std::string_view name) {
