@@ -396,8 +396,8 @@ struct TilingTablePool {
 };
 
 // Up to this many tensors out of offset order, tiles_exactly proves a good
-// layout without sorting; past it the table leaves L2 and the radix passes
-// measured faster.
+// layout without sorting; past it the table leaves L2, and at 100,000
+// tensors it measured no faster than the radix passes.
 constexpr std::size_t kTilingTableUpTo = 32768;
 
 // Whether tensors whose sizes all passed size_ok cover [0, data_len) exactly
@@ -553,14 +553,14 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
     any |= t.begin;
     all &= t.begin;
   }
-  // The common case, no fault, without a sort; a fault is found by the walk
-  // in sorted order below, as it was placed.
+  // The common case, no fault, without a sort; a fault is named by the walk
+  // in sorted order below, as before.
   const std::uint64_t varying = any & ~all;
   const unsigned shift = varying == 0 ? 0 : static_cast<unsigned>(std::countr_zero(varying));
   if (tiles_exactly(tensors, file_size - (8 + header_len), shift)) return std::nullopt;
   if (n >= 2) {
     LayoutWalk packed_walk(h, header_len, file_size);
-    if (walk_in_packed_order(tensors, any & ~all, all, packed_walk)) return packed_walk.finish();
+    if (walk_in_packed_order(tensors, varying, all, packed_walk)) return packed_walk.finish();
   }
   std::vector<Span> spans;
   spans.reserve(tensors.size());
