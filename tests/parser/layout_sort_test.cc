@@ -95,31 +95,41 @@ TEST(LayoutSort, ContiguousTensorsListedInReverse) {
 
 namespace {
 
+// A header of U8 tensors with the given spans, listed in `order` (an index
+// into `spans` each), and data_len bytes of data. Returns the bytes (prefix
+// and header) and the file size.
+std::pair<std::vector<std::uint8_t>, std::uint64_t> u8_spans_header(
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans,
+    const std::vector<std::size_t>& order, std::uint64_t data_len) {
+  std::string json = "{";
+  for (const std::size_t i : order) {
+    const auto [begin, end] = spans[i];
+    if (json.size() > 1) json += ',';
+    json += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[)" +
+            std::to_string(end - begin) + R"(],"data_offsets":[)" + std::to_string(begin) + "," +
+            std::to_string(end) + "]}";
+  }
+  json += '}';
+  std::vector<std::uint8_t> bytes(8);
+  for (std::size_t b = 0; b < 8; ++b) bytes[b] = static_cast<std::uint8_t>(json.size() >> (8 * b));
+  bytes.insert(bytes.end(), json.begin(), json.end());
+  return {bytes, bytes.size() + data_len};
+}
+
 // A header of U8 tensors listed in `order`, data laid out in index order
 // with the given sizes; `shift` moves tensor `moved`'s offsets (a gap or an
 // overlap). Returns the bytes (prefix and header) and the file size.
 std::pair<std::vector<std::uint8_t>, std::uint64_t> u8_header(
     const std::vector<std::uint64_t>& sizes, const std::vector<std::size_t>& order,
     std::size_t moved, std::int64_t shift) {
-  std::vector<std::uint64_t> begins(sizes.size());
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans(sizes.size());
   std::uint64_t offset = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
-    begins[i] = offset;
+    const std::uint64_t begin = offset + static_cast<std::uint64_t>(i == moved ? shift : 0);
+    spans[i] = {begin, begin + sizes[i]};
     offset += sizes[i];
   }
-  std::string json = "{";
-  for (const std::size_t i : order) {
-    const std::uint64_t begin = begins[i] + static_cast<std::uint64_t>(i == moved ? shift : 0);
-    if (json.size() > 1) json += ',';
-    json += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[)" + std::to_string(sizes[i]) +
-            R"(],"data_offsets":[)" + std::to_string(begin) + "," +
-            std::to_string(begin + sizes[i]) + "]}";
-  }
-  json += '}';
-  std::vector<std::uint8_t> bytes(8);
-  for (std::size_t b = 0; b < 8; ++b) bytes[b] = static_cast<std::uint8_t>(json.size() >> (8 * b));
-  bytes.insert(bytes.end(), json.begin(), json.end());
-  return {bytes, bytes.size() + offset};
+  return u8_spans_header(spans, order, offset);
 }
 
 // The layout check gives the same verdict, reason, offset and message for a
@@ -162,35 +172,14 @@ TEST(LayoutSort, OutOfOrderHeadersAgreeWithTheirSortedListing) {
   }
 }
 
-// A header of U8 tensors with the given spans, listed in `order` (an index
-// into `spans` each), and data_len + `extra` bytes of data (the header's own
-// bytes are added to the file size).
-std::pair<std::vector<std::uint8_t>, std::uint64_t> u8_spans_header(
-    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& spans,
-    const std::vector<std::size_t>& order, std::uint64_t data_len) {
-  std::string json = "{";
-  for (const std::size_t i : order) {
-    const auto [begin, end] = spans[i];
-    if (json.size() > 1) json += ',';
-    json += "\"t" + std::to_string(i) + R"(":{"dtype":"U8","shape":[)" +
-            std::to_string(end - begin) + R"(],"data_offsets":[)" + std::to_string(begin) + "," +
-            std::to_string(end) + "]}";
-  }
-  json += '}';
-  std::vector<std::uint8_t> bytes(8);
-  for (std::size_t b = 0; b < 8; ++b) bytes[b] = static_cast<std::uint8_t>(json.size() >> (8 * b));
-  bytes.insert(bytes.end(), json.begin(), json.end());
-  return {bytes, bytes.size() + data_len};
-}
-
 // Tensors out of offset order are accepted without a sort when a table of
 // their begins proves the layout exact (layout.cc, tiles_exactly). That
 // proof must accept exactly what the walk in sorted order accepts: every
 // near miss below (a repeated span, a tensor moved by a byte, two tensors
 // ending at the same byte or at the end, an empty tensor inside another or
 // at the end, data one byte longer or shorter, only empty tensors) gives the
-// same verdict,
-// reason, offset and message listed at random as listed in offset order.
+// same verdict, reason, offset and message listed at random as listed in
+// offset order.
 TEST(LayoutSort, ProofWithoutASortAgreesWithTheWalkOnNearMisses) {
   std::mt19937_64 rng(37);
   enum Change {
