@@ -119,7 +119,8 @@ class HeaderScanner {
   // without whitespace, read in straight-line code. Returns false, having
   // consumed and recorded nothing, for anything else (faults included): the
   // general reader then takes the entry. kKeepDims: details are kept
-  // (detail_ is set), so the dimensions go to ScannedHeader::dims.
+  // (detail_ is set), so the dimensions go to ScannedHeader::dims, one copy
+  // for all the entries that repeat a shape's text.
   template <bool kKeepDims>
   bool read_compact_entry(TensorRecord& tensor);
   // The most dimensions the compact reader keeps (details are kept); a shape
@@ -233,7 +234,16 @@ class HeaderScanner {
       std::size_t len = 0;
       ElementCount count;
       std::uint64_t rank = 0;
-      std::uint64_t dims[kMaxCompactRank];  // when details are kept
+      std::uint64_t shape_pos = 0;  // its dimensions in ScannedHeader::dims, when kept
+
+      // A shape's text from `from` to `to` (after ']') and what it reads as.
+      void remember(const std::uint8_t* from, const std::uint8_t* to, const ElementCount& of,
+                    std::uint64_t dimensions) noexcept {
+        text = from;
+        len = static_cast<std::size_t>(to - from);
+        count = of;
+        rank = dimensions;
+      }
     };
     static constexpr int kShapeSlotBits = 4;
     Shape shapes[1 << kShapeSlotBits];

@@ -47,7 +47,7 @@ struct TensorRecordPool {  // the scanned tensors
 struct TensorDetailPool {  // where each tensor's name and shape are (parse_header only)
   using Element = TensorDetail;
 };
-struct ShapeDimsPool {  // every shape's dimensions, back to back (parse_header only)
+struct ShapeDimsPool {  // the shapes' dimensions (parse_header only)
   using Element = std::uint64_t;
 };
 
@@ -77,7 +77,9 @@ struct ScannedHeader {
   // reference profile an entry replaced by a later one of the same name
   // leaves its copy here unused.
   std::string name_arena;
-  std::vector<std::uint64_t> dims;  // all shapes, back to back (keep_details)
+  // The shapes' dimensions (keep_details). Tensors whose shapes the compact
+  // reader found to be the same text view one copy (header_scanner.h).
+  std::vector<std::uint64_t> dims;
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
 
   // The unescaped name of tensors[index]. Without details it is read again

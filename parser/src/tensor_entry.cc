@@ -80,12 +80,19 @@ template <bool kKeepDims>
     }
   }
 
-  // Kept dimensions go to ScannedHeader::dims only once the entry is known to
-  // be compact: up to kMaxCompactRank of them, more are the general reader's.
+  // Kept dimensions: up to kMaxCompactRank of them, more are the general
+  // reader's. A shape read here goes to ScannedHeader::dims once the entry is
+  // known to be compact, and every later entry that repeats its text views
+  // the same dimensions there: writing them again per tensor (a call per
+  // dimension) was a tenth of parse_header on the benchmark's checkpoints.
   std::uint64_t dims[kMaxCompactRank];
+  std::uint64_t shape_pos = 0;  // into ScannedHeader::dims, when kept
+  bool new_shape = false;       // read here, not repeated
+  CompactRepeats::Shape* slot_to_fill = nullptr;
   ElementCount count;
   std::uint64_t rank = 0;
   const std::uint8_t* const shape = q;  // after '['
+  const std::uint8_t* shape_end = q;    // after ']'
   CompactRepeats::Shape* slot = nullptr;
   if (room(q, kSameBytesAtMost)) {
     // The slot its first eight bytes pick (a multiplicative hash's top bits).
@@ -96,7 +103,7 @@ template <bool kKeepDims>
     // An earlier shape's text, ']' included: the same dimensions.
     count = slot->count;
     rank = slot->rank;
-    if constexpr (kKeepDims) std::copy_n(slot->dims, rank, dims);
+    if constexpr (kKeepDims) shape_pos = slot->shape_pos;
     q += slot->len;
   } else {
     if (!room(q, 1)) return false;
@@ -120,14 +127,17 @@ template <bool kKeepDims>
         if (*after != ',') return false;
       }
     }
+    new_shape = true;
+    shape_end = q;
     // Without kept dimensions the cache holds none, and is read only by
     // this same form of the reader (a scan keeps details or not throughout).
+    // With them, the slot is filled once they are kept (below).
     if (slot != nullptr && q - shape <= kSameBytesAtMost) {  // room(shape, kSameBytesAtMost)
-      slot->text = shape;
-      slot->len = static_cast<std::size_t>(q - shape);
-      slot->count = count;
-      slot->rank = rank;
-      if constexpr (kKeepDims) std::copy_n(dims, rank, slot->dims);
+      if constexpr (kKeepDims) {
+        slot_to_fill = slot;
+      } else {
+        slot->remember(shape, q, count, rank);
+      }
     }
   }
 
@@ -162,10 +172,16 @@ template <bool kKeepDims>
   tensor.end = end;
   store_count(count, tensor);
   if constexpr (kKeepDims) {
-    detail_->shape_pos = out_->dims.size();
+    if (new_shape) {
+      shape_pos = out_->dims.size();
+      for (std::uint64_t i = 0; i < rank; ++i) out_->dims.push_back(dims[i]);
+      if (slot_to_fill != nullptr) {
+        slot_to_fill->remember(shape, shape_end, count, rank);
+        slot_to_fill->shape_pos = shape_pos;
+      }
+    }
+    detail_->shape_pos = shape_pos;
     detail_->rank = rank;
-    // Pushed one by one: a range insert measured no faster for one to four.
-    for (std::uint64_t i = 0; i < rank; ++i) out_->dims.push_back(dims[i]);
   }
   return true;
 }

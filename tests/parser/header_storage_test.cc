@@ -85,6 +85,32 @@ TEST(HeaderStorage, NamesAndShapesViewOneBufferEach) {
   }
 }
 
+// Tensors whose shapes are written alike view one copy of the dimensions.
+// (Spaces after the object keep every entry clear of the header's end, where
+// the reader of the common form hands over to the general one.)
+TEST(HeaderStorage, RepeatedShapesAreKeptOnce) {
+  const std::string header = "{" + entry("a", "U8", "4,5", 0, 20) + "," +
+                             entry("b", "U8", "6", 20, 26) + "," + entry("c", "U8", "4,5", 26, 46) +
+                             "," + entry("d", "U8", "4,5", 46, 66) + "," +
+                             entry("e", "U8", "6", 66, 72) + "}" + std::string(64, ' ');
+  for (const stguard::Profile profile : {stguard::Profile::kStrict, stguard::Profile::kReference}) {
+    stguard::ParseOptions options;
+    options.profile = profile;
+    const stguard::Result<stguard::Header> h = stguard::parse(make_file(header, 72), options);
+    ASSERT_TRUE(Accepts(h));
+    ASSERT_EQ(h->tensors.size(), 5U);
+    EXPECT_EQ(h->storage->dims, (std::vector<std::uint64_t>{4, 5, 6}));
+    for (const std::size_t i : {0U, 2U, 3U}) {
+      EXPECT_EQ(h->tensors[i].shape, (std::vector<std::uint64_t>{4, 5})) << i;
+      EXPECT_EQ(h->tensors[i].shape.data(), h->storage->dims.data()) << i;
+    }
+    for (const std::size_t i : {1U, 4U}) {
+      EXPECT_EQ(h->tensors[i].shape, std::vector<std::uint64_t>{6}) << i;
+      EXPECT_EQ(h->tensors[i].shape.data(), h->storage->dims.data() + 2) << i;
+    }
+  }
+}
+
 TEST(HeaderStorage, ViewsOutliveTheInputBytes) {
   std::optional<stguard::Header> kept;
   {

@@ -178,7 +178,7 @@ struct TensorInfo {
 // The bytes a parsed Header's TensorInfo views point into, shared by copies of
 // the Header. Read it through the views only.
 struct HeaderStorage {
-  std::vector<std::uint64_t> dims;  // every shape, back to back
+  std::vector<std::uint64_t> dims;  // the shapes (one copy per repeated shape)
   std::string names;                // every name, back to back
 };
 
