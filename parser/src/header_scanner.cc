@@ -274,7 +274,7 @@ void HeaderScanner::merge_repeated_names() {
   if (out_->keep_details) out_->details.resize(kept);
 }
 
-std::string_view ScannedHeader::name(std::size_t index, std::string& scratch) const {
+std::string_view ScannedHeader::name_read_again(std::size_t index, std::string& scratch) const {
   if (keep_details) {
     const TensorDetail& d = details[index];
     return {name_arena.data() + d.name_pos, static_cast<std::size_t>(d.name_len)};
@@ -342,6 +342,11 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
         const auto new_index = static_cast<std::uint32_t>(tensors.size());
         TensorRecord& tensor = tensors.emplace_back();
         tensor.header_offset = lex_.offset_of(key_at);
+        // (A name of 4 GiB, under a raised max_header_bytes, is read again.)
+        if (key.text.size() < 0xFFFFFFFFu) [[likely]] {
+          tensor.name_len_plus_one =
+              key.decoded ? 0 : static_cast<std::uint32_t>(key.text.size() + 1);
+        }
         // A stable view of the name for the rest of this entry: in the header,
         // or copied when decoded from escapes (key_scratch_ is reused below).
         std::string_view name = key.text;

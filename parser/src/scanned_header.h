@@ -29,6 +29,10 @@ struct TensorRecord {
   std::uint64_t elements = 0;       // ElementCount::elements() of the shape (sizes.h)
   Dtype dtype = Dtype::kU8;
   bool elements_overflow = false;  // ElementCount::overflow: the count left u64
+  // One more than the name's length in the header when it had no escapes
+  // (so its text there is the name), else 0. Lets ScannedHeader::name view
+  // it without reading the string again.
+  std::uint32_t name_len_plus_one = 0;
 };
 
 // What only parse_header needs, kept when ScannedHeader::keep_details is set:
@@ -82,13 +86,23 @@ struct ScannedHeader {
   std::vector<std::uint64_t> dims;
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
 
-  // The unescaped name of tensors[index]. Without details it is read again
-  // from the header (it was validated there); `scratch` holds it when it had
-  // escapes, so the view lives as long as `scratch` is not changed. A name
-  // neither kept nor in memory (before a window's bytes) is "": only in a
-  // message that a windowed check throws away, since it declines at any
-  // fault (header_window.h).
-  std::string_view name(std::size_t index, std::string& scratch) const;
+  // The unescaped name of tensors[index]. Without details it is viewed in
+  // the header (it was validated there), or read again when it had escapes:
+  // `scratch` then holds it, so the view lives as long as `scratch` is not
+  // changed. A name neither kept nor in memory (before a window's bytes) is
+  // "": only in a message that a windowed check throws away, since it
+  // declines at any fault (header_window.h). Inline: a header whose names
+  // stop ascending has every name so far hashed through here.
+  std::string_view name(std::size_t index, std::string& scratch) const {
+    const TensorRecord& t = tensors[index];
+    if (!keep_details && t.name_len_plus_one != 0 && t.header_offset >= file_base) {
+      const std::uint8_t* text = header_begin + (t.header_offset - file_base) + 1;
+      return {reinterpret_cast<const char*>(text), t.name_len_plus_one - 1U};
+    }
+    return name_read_again(index, scratch);
+  }
+  // name() of a name kept, with escapes or let go.
+  std::string_view name_read_again(std::size_t index, std::string& scratch) const;
   std::span<const std::uint64_t> shape(std::size_t index) const noexcept {
     const TensorDetail& d = details[index];
     return {dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)};
