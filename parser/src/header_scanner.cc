@@ -157,7 +157,7 @@ bool HeaderScanner::names_still_ascending(std::string_view name, bool decoded) {
   return false;
 }
 
-bool HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
+bool HeaderScanner::note_name_while_ordered(std::string_view name, bool decoded) {
   const std::size_t index = out_->tensors.size() - 1;  // the record just added
   if (names_ascending_) {
     if (names_still_ascending(name, decoded)) {
@@ -173,6 +173,7 @@ bool HeaderScanner::note_name_for_repeats(std::string_view name, bool decoded) {
     if (!hash_names_before(index)) return decline();
   }
   note_hash(name);
+  hash_every_name_ = window_ == nullptr;
   return true;
 }
 
