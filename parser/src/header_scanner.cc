@@ -323,7 +323,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
       const std::uint8_t* key_at = lex_.pos();
       member_in_progress_ = key_at;
       StringValue key;
-      if (!lex_.read_string(key_scratch_, key)) return false;
+      if (!lex_.read_plain_string(key) && !lex_.read_string(key_scratch_, key)) return false;
       lex_.skip_whitespace();
       if (!lex_.expect(':', "':' after a key")) return false;
       lex_.skip_whitespace();

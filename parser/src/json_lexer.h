@@ -372,6 +372,19 @@ class JsonLexer {
   // At the opening quote (checked by the caller). Escaped strings are decoded
   // into `scratch`, which then holds out.text.
   bool read_string(std::string& scratch, StringValue& out);
+  // read_string's common case inline: a string whose every byte is plain
+  // content (no escape; non-ASCII only once one was seen). Otherwise false,
+  // at the quote still, for read_string.
+  [[gnu::always_inline]] bool read_plain_string(StringValue& out) {
+    const std::uint8_t* stop = next_string_stop(p_ + 1);
+    if (stop >= end_ || *stop != '"') return false;
+    out.text = std::string_view(reinterpret_cast<const char*>(p_ + 1),
+                                static_cast<std::size_t>(stop - (p_ + 1)));
+    out.has_nul = false;
+    out.decoded = false;
+    p_ = stop + 1;
+    return true;
+  }
 
   // Whether a string read so far held a non-ASCII byte. Every byte outside a
   // string is ASCII or a fault (the grammar matches ASCII only), so a header
