@@ -442,8 +442,10 @@ class JsonLexer {
   std::uint64_t file_base_;
   // The next byte a string scan must look at: until the first non-ASCII
   // byte, non-ASCII ones too; after it, they are content (a string of
-  // non-ASCII text stops once, not at every byte).
-  const std::uint8_t* next_string_stop(const std::uint8_t* p) const noexcept {
+  // non-ASCII text stops once, not at every byte). Always inlined: the call
+  // per tensor name from read_plain_string was 2% to 4% of validation.
+  [[gnu::always_inline]] const std::uint8_t* next_string_stop(
+      const std::uint8_t* p) const noexcept {
     if (saw_non_ascii_) {
       return wide_string_stop_ != nullptr ? wide_string_stop_(p, end_) : find_string_stop(p, end_);
     }
