@@ -269,6 +269,10 @@ class HeaderScanner {
     const std::uint8_t* end_digits = nullptr;  // the digits of an end offset
     std::size_t end_digits_len = 0;
     std::uint64_t end = 0;
+    // Whether the previous entry began where the one before it ended: only
+    // then is the next begin compared with that end's digits first. Out of
+    // offset order the compare missed every time, and cost 3% to 4%.
+    bool begins_at_previous_end = true;
   };
   CompactRepeats repeats_;
   bool borrowed_spares_ = false;  // scan() took the three above from the thread's spares

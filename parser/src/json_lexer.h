@@ -12,7 +12,8 @@
 // lexer's reading of invalid UTF-8 is harmless and thrown away. Whatever the
 // input, the lexer never reads outside [begin, end).
 //
-// The word-at-a-time helpers (find_string_stop, read_plain_u64, matches) are
+// The word-at-a-time helpers (find_string_stop, read_plain_u64,
+// read_offset_pair, matches) are
 // inline here, not in json_lexer.cc: the grammar's compact-entry reader runs
 // them in straight-line code once or more per tensor, and a call there costs
 // more than the work. So are the cursor's one-byte steps (peek,
@@ -201,6 +202,75 @@ inline constexpr std::uint64_t kAsciiZeros = 0x3030303030303030ULL;  // '0' in e
   if (n3 == 0) return p + 16;
   value = value * kDigitsPow10[n3] + digits_value(t3, n3);
   return p + 16 + n3;
+}
+
+// The value of the n (1 to 16) ASCII digits at p, with 16 bytes readable.
+[[gnu::always_inline]] inline std::uint64_t digits_at(const std::uint8_t* p, int n) noexcept {
+  const std::uint64_t t1 = load_le64(p) - kAsciiZeros;
+  if (n <= 8) return digits_value(t1, n);
+  return digits_value(t1, 8) * kDigitsPow10[n - 8] +
+         digits_value(load_le64(p + 8) - kAsciiZeros, n - 8);
+}
+
+// The two offsets of a compact data_offsets value: `DIGITS,DIGITS]`, each 1
+// to 16 digits with no leading zero (except "0"), kOffsetPairBytes readable
+// at p. Returns the ']', sets both values and `second_at` (the second's
+// first digit); nullptr for any other form, which read_plain_u64 then reads
+// (longer numbers) or the general reader reports.
+//
+// Why not read_plain_u64 twice: there the second number's start waits for
+// the first's digit count, and the entry's end for the second's, and the
+// next entry waits for that end. Here the ',' and the ']' come from one set
+// of vector compares over 32 bytes, and the digits' values are computed
+// beside the scan instead of in its way: on headers out of offset order,
+// whose begins are not the previous end, validation took 4% to 5% less.
+inline constexpr std::ptrdiff_t kOffsetPairBytes = 48;
+[[gnu::always_inline]] inline const std::uint8_t* read_offset_pair(
+    const std::uint8_t* p, std::uint64_t& first, std::uint64_t& second,
+    const std::uint8_t*& second_at) noexcept {
+#if defined(__SSE2__)
+  __m128i low;
+  __m128i high;
+  std::memcpy(&low, p, sizeof low);
+  std::memcpy(&high, p + 16, sizeof high);
+  auto mask_of = [&low, &high](auto&& bytes_that) {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(bytes_that(low))) |
+           (static_cast<std::uint32_t>(_mm_movemask_epi8(bytes_that(high))) << 16);
+  };
+  const std::uint32_t commas =
+      mask_of([](__m128i x) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(',')); });
+  const std::uint32_t closes =
+      mask_of([](__m128i x) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(']')); });
+  // '0' to '9', compared as signed bytes: a byte of 0x80 or more is negative.
+  const std::uint32_t digits = mask_of([](__m128i x) {
+    return _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+                         _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+  });
+  if (commas == 0 || closes == 0) return nullptr;
+  const int comma_at = __builtin_ctz(commas);
+  const int close_at = __builtin_ctz(closes);
+  const int first_len = comma_at;
+  const int second_len = close_at - comma_at - 1;
+  if (first_len < 1 || first_len > 16 || second_len < 1 || second_len > 16) return nullptr;
+  // Every byte before the ']' but the ',' is a digit.
+  const std::uint32_t wanted =
+      ((std::uint32_t{1} << close_at) - 1) & ~(std::uint32_t{1} << comma_at);
+  if ((digits & wanted) != wanted) return nullptr;
+  const std::uint8_t* const second_digits = p + comma_at + 1;
+  if ((p[0] == '0' && first_len > 1) || (second_digits[0] == '0' && second_len > 1)) {
+    return nullptr;
+  }
+  first = digits_at(p, first_len);
+  second = digits_at(second_digits, second_len);
+  second_at = second_digits;
+  return p + close_at;
+#else
+  (void)p;
+  (void)first;
+  (void)second;
+  (void)second_at;
+  return nullptr;
+#endif
 }
 
 // A literal of 9 to 16 bytes at p (with that many readable) as two

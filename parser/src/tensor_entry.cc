@@ -144,21 +144,25 @@ template <bool kKeepDims>
   if (!room(q, 17 + 24) || !matches(q, ",\"data_offsets\":") || q[16] != '[') return false;
   q += 17;
   std::uint64_t begin;
+  std::uint64_t end;
   const std::uint8_t* after;
   const std::size_t repeated_len = repeats_.end_digits_len;
-  if (repeated_len != 0 && room(q, kSameBytesAtMost) &&
+  if (repeats_.begins_at_previous_end && repeated_len != 0 && room(q, kSameBytesAtMost) &&
       same_leading_bytes(q, repeats_.end_digits, repeated_len) && q[repeated_len] == ',') {
     // The digits of the previous end, then ',': read_plain_u64 would give
     // the same value and stop at the same byte.
     begin = repeats_.end;
-    after = q + repeated_len;
+    q += repeated_len + 1;
+    if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return false;
+  } else if (room(q, kOffsetPairBytes) && (after = read_offset_pair(q, begin, end, q)) != nullptr) {
+    // Both at once; q is at the end's digits.
   } else {
     after = read_plain_u64(q, begin);
     if (after == nullptr || *after != ',') return false;
+    q = after + 1;
+    if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return false;
   }
-  q = after + 1;
-  std::uint64_t end;
-  if (!room(q, 24) || (after = read_plain_u64(q, end)) == nullptr) return false;
+  repeats_.begins_at_previous_end = begin == repeats_.end;
   if (room(q, kSameBytesAtMost)) {
     repeats_.end_digits = q;
     repeats_.end_digits_len = static_cast<std::size_t>(after - q);

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "parser/src/json_lexer.h"
@@ -254,6 +256,73 @@ TEST(InlineHelpers, SameLeadingBytesIsMemcmp) {
           << "n " << n << ", byte " << differs << " differs";
     }
   }
+}
+
+// The compact-entry reader's read of `begin,end]` (json_lexer.h) against
+// two read_plain_u64 reads, its definition: on pairs of every length from 0
+// to 20 digits, with leading zeros, other separators and closers, any
+// byte put in their place, and random bytes after, it gives their values and their ']' when both
+// numbers have at most 16 digits and the ']' is among the 32 bytes it
+// looks at, and declines everything else.
+TEST(InlineHelpers, OffsetPairAgreesWithTwoPlainReads) {
+#if !defined(__SSE2__)
+  GTEST_SKIP() << "without SSE2 read_offset_pair declines every pair";
+#endif
+  std::mt19937_64 random(20261207);
+  const char separators[] = {',', ',', ',', ']', ' ', '.', 'e', '-'};
+  const char closers[] = {']', ']', ']', ',', '}', ' ', '0'};
+  int accepted = 0;
+  for (int round = 0; round < 200'000; ++round) {
+    std::vector<std::uint8_t> bytes(stguard::detail::kOffsetPairBytes + 24);
+    for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(random());
+    auto digits = [&](std::size_t at, std::size_t count) {
+      for (std::size_t i = 0; i < count; ++i) {
+        bytes[at + i] = static_cast<std::uint8_t>('0' + random() % 10);
+      }
+      if (count > 0 && random() % 4 == 0) bytes[at] = static_cast<std::uint8_t>('1' + random() % 9);
+    };
+    const std::size_t first_len = random() % 21;
+    const std::size_t second_len = random() % 21;
+    if (first_len + second_len + 2 > 32) continue;  // the pair reads 32 bytes
+    digits(0, first_len);
+    bytes[first_len] = static_cast<std::uint8_t>(separators[random() % sizeof separators]);
+    digits(first_len + 1, second_len);
+    bytes[first_len + 1 + second_len] =
+        static_cast<std::uint8_t>(closers[random() % sizeof closers]);
+    // One byte in four texts replaced by any byte, digits included.
+    if (random() % 4 == 0) {
+      bytes[random() % (first_len + second_len + 2)] = static_cast<std::uint8_t>(random());
+    }
+
+    std::uint64_t first_expected = 0;
+    std::uint64_t second_expected = 0;
+    const std::uint8_t* p = bytes.data();
+    const std::uint8_t* comma = stguard::detail::read_plain_u64(p, first_expected);
+    const std::uint8_t* close = nullptr;
+    if (comma != nullptr && *comma == ',') {
+      close = stguard::detail::read_plain_u64(comma + 1, second_expected);
+    }
+    // (The pair looks at 32 bytes: a ']' past them, after a closer that
+    // happened to be a digit, is read_plain_u64's to find.)
+    const bool expected = close != nullptr && *close == ']' && comma - p <= 16 &&
+                          close - (comma + 1) <= 16 && close - p < 32;
+
+    std::uint64_t first = 0;
+    std::uint64_t second = 0;
+    const std::uint8_t* second_at = nullptr;
+    const std::uint8_t* got = stguard::detail::read_offset_pair(p, first, second, second_at);
+    const std::string text(reinterpret_cast<const char*>(p), first_len + second_len + 2);
+    if (!expected) {
+      EXPECT_EQ(got, nullptr) << text;
+      continue;
+    }
+    ++accepted;
+    ASSERT_EQ(got, close) << text;
+    EXPECT_EQ(first, first_expected) << text;
+    EXPECT_EQ(second, second_expected) << text;
+    EXPECT_EQ(second_at, comma + 1) << text;
+  }
+  EXPECT_GT(accepted, 10'000);  // the common form was met, not only refusals
 }
 
 }  // namespace
