@@ -26,7 +26,7 @@
 #   taskset -c 1 bench/whole_process.sh build/release
 #   SHAPES='uniform/state-dict/100000' RUNS=41 taskset -c 1 bench/whole_process.sh build/release
 # Files go to a temporary directory removed on exit; their data parts are
-# sparse. Needs python3.
+# sparse. Both stguard binaries are timed from copies in that directory. Needs python3.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
@@ -55,6 +55,17 @@ $(for n in 300 100000; do for f in llama vlm lora; do for o in writer state-dict
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# The commands compared run from copies side by side: started from where
+# they were built, the same binary took a tenth longer on a small file than
+# a copy of it in /tmp (AMD VM, 2026-12-07), which would show as a
+# difference between two builds.
+cp "$stguard" "$work/stguard-after"
+stguard=$work/stguard-after
+if [[ -n $before ]]; then
+  cp "$before" "$work/stguard-before"
+  before=$work/stguard-before
+fi
 
 files=()
 for shape in $shapes; do
