@@ -13,11 +13,10 @@
 // input, the lexer never reads outside [begin, end).
 //
 // The word-at-a-time helpers (find_string_stop, read_plain_u64,
-// read_offset_pair, matches) are
-// inline here, not in json_lexer.cc: the grammar's compact-entry reader runs
-// them in straight-line code once or more per tensor, and a call there costs
-// more than the work. So are the cursor's one-byte steps (peek,
-// skip_whitespace, expect), for every token.
+// read_offset_pair, matches) are inline here, not in json_lexer.cc: the
+// grammar's compact-entry reader runs them in straight-line code once or more
+// per tensor, and a call there costs more than the work. So are the cursor's
+// one-byte steps (peek, skip_whitespace, expect), for every token.
 #ifndef STGUARD_SRC_JSON_LEXER_H_
 #define STGUARD_SRC_JSON_LEXER_H_
 
