@@ -26,7 +26,8 @@
 #   taskset -c 1 bench/whole_process.sh build/release
 #   SHAPES='uniform/state-dict/100000' RUNS=41 taskset -c 1 bench/whole_process.sh build/release
 # Files go to a temporary directory removed on exit; their data parts are
-# sparse. Both stguard binaries are timed from copies in that directory. Needs python3.
+# sparse. Both stguard binaries are timed from copies in that directory.
+# Needs python3.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then

@@ -260,10 +260,10 @@ TEST(InlineHelpers, SameLeadingBytesIsMemcmp) {
 
 // The compact-entry reader's read of `begin,end]` (json_lexer.h) against
 // two read_plain_u64 reads, its definition: on pairs of every length from 0
-// to 20 digits, with leading zeros, other separators and closers, any
-// byte put in their place, and random bytes after, it gives their values and their ']' when both
-// numbers have at most 16 digits and the ']' is among the 32 bytes it
-// looks at, and declines everything else.
+// to 20 digits, with leading zeros, other separators and closers, any byte
+// put in their place, and random bytes after, it gives their values and
+// their ']' when both numbers have at most 16 digits and the ']' is among
+// the 32 bytes it looks at, and declines everything else.
 TEST(InlineHelpers, OffsetPairAgreesWithTwoPlainReads) {
 #if !defined(__SSE2__)
   GTEST_SKIP() << "without SSE2 read_offset_pair declines every pair";
