@@ -243,6 +243,11 @@ class HeaderScanner {
     Prefix prefix;
     static constexpr int kPrefixSlotBits = 3;
     Prefix prefixes[1 << kPrefixSlotBits];
+    // Entries whose opening was not the previous entry's. Once they are half
+    // the entries, the dtypes alternate, and the opening is found from its
+    // slot alone (read_compact_entry).
+    std::uint32_t opening_misses = 0;
+    bool openings_alternate = false;
     // Shapes seen lately, one per slot chosen by their first eight bytes:
     // a model's layers cycle through a few shapes (q_proj, k_proj, a norm),
     // so the previous entry's shape alone missed most of the time. 16 slots

@@ -283,6 +283,21 @@ template <std::size_t N>
   return load_le64(p) == load_le64(text) && load_le64(p + kLen - 8) == load_le64(text + kLen - 8);
 }
 
+// The offset of the first '"' among the 16 bytes at `p` (all readable), or
+// 16 when there is none.
+[[gnu::always_inline]] inline std::size_t first_quote_in_16(const std::uint8_t* p) noexcept {
+#if defined(__SSE2__)
+  __m128i x;
+  std::memcpy(&x, p, sizeof x);
+  const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('"'))));
+  return static_cast<std::size_t>(__builtin_ctz(mask | 0x10000u));
+#else
+  std::size_t i = 0;
+  while (i < 16 && p[i] != '"') ++i;
+  return i;
+#endif
+}
+
 // Whether the first `n` (at most kSameBytesAtMost) bytes at `a` and `b` are
 // equal, with kSameBytesAtMost bytes readable at each: two vector compares
 // and no call. The compact-entry reader compares an entry's text with the

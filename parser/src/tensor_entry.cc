@@ -44,22 +44,44 @@ template <bool kKeepDims>
   CompactRepeats::Prefix* opening = nullptr;  // the slot, when there is room
   bool known = false;
   if (room(q, kSameBytesAtMost)) {
+    // (Once the openings alternate, the previous one is left empty.)
     if (repeats_.prefix.len != 0 &&
         same_leading_bytes(q, repeats_.prefix.text, repeats_.prefix.len)) {
+      dtype = repeats_.prefix.dtype;
+      q += repeats_.prefix.len;
       known = true;
+    } else if (repeats_.openings_alternate) {
+      // The opening's length from its own bytes (the dtype's name ends at
+      // the first '"' from byte 10), then its slot's text compared: no
+      // branch on whether it is the previous entry's, which missed about
+      // every other time.
+      const std::size_t len = 21 + first_quote_in_16(q + 10);
+      opening = &repeats_.prefixes[(load_le64(q + 8) * 0x9E3779B97F4A7C15ULL) >>
+                                   (64 - CompactRepeats::kPrefixSlotBits)];
+      if (opening->len == len && same_leading_bytes(q, opening->text, len)) {
+        dtype = opening->dtype;
+        q += len;
+        known = true;
+      }
     } else {
+      // Every 16 misses: alternate from here on if half the entries so far
+      // or more missed.
+      if ((++repeats_.opening_misses & 15) == 0 &&
+          2 * std::uint64_t{repeats_.opening_misses} >= out_->tensors.size()) {
+        repeats_.openings_alternate = true;
+        repeats_.prefix = CompactRepeats::Prefix{};
+      }
       opening = &repeats_.prefixes[(load_le64(q + 8) * 0x9E3779B97F4A7C15ULL) >>
                                    (64 - CompactRepeats::kPrefixSlotBits)];
       if (opening->len != 0 && same_leading_bytes(q, opening->text, opening->len)) {
-        repeats_.prefix = *opening;
+        if (!repeats_.openings_alternate) repeats_.prefix = *opening;
+        dtype = opening->dtype;
+        q += opening->len;
         known = true;
       }
     }
   }
-  if (known) {
-    dtype = repeats_.prefix.dtype;
-    q += repeats_.prefix.len;
-  } else {
+  if (!known) {
     if (!room(q, 10 + 16) || !matches(q, "{\"dtype\":\"")) return false;
     const std::uint8_t* const prefix = q;
     q += 10;
@@ -76,7 +98,7 @@ template <bool kKeepDims>
       opening->text = prefix;
       opening->len = static_cast<std::size_t>(q - prefix);  // 23 to 32
       opening->dtype = dtype;
-      repeats_.prefix = *opening;
+      if (!repeats_.openings_alternate) repeats_.prefix = *opening;
     }
   }
 

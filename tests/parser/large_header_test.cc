@@ -1,12 +1,13 @@
 // Headers with thousands of tensors, large enough to take the parser's bulk
-// paths: the duplicate-name check that runs after the scan (names spread over
-// many partitions) and the fast path for compact tensor entries, which needs
+// paths: the duplicate-name check that runs after the scan (one table of
+// thousands of names) and the fast path for compact tensor entries, which needs
 // some bytes after an entry and so is rarely taken in small headers, with its
 // fallback to the general reader. Each expectation holds for parse_header and
 // validate_header alike; offsets are found in the header text.
 #include <gtest/gtest.h>
 #include <stguard/stguard.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -709,6 +710,75 @@ TEST(LargeHeader, RepeatedAndNearlyRepeatedTextReadsBack) {
     EXPECT_EQ(t.begin, expected[i].begin);
     EXPECT_EQ(t.end, expected[i].begin + expected[i].bytes);
   });
+}
+
+// Entries whose dtypes alternate at random, as in a shuffled checkpoint: once
+// half the entries' openings are not the previous entry's, the compact
+// reader finds an opening from its own bytes and its slot alone (its slots,
+// fewer than the dtypes here, are shared by names of one length that differ
+// late). Every dtype, a space in some openings, data in a shuffled order:
+// every tensor reads back as written, in both profiles. Faults placed after
+// the switch are found where they are.
+TEST(LargeHeader, AlternatingDtypesReadBack) {
+  const std::vector<std::vector<std::uint64_t>> shapes = {{8}, {16, 4}, {64}, {8, 8, 8}, {24}};
+  std::mt19937_64 random(20261207);
+  struct Expected {
+    Dtype dtype;
+    const std::vector<std::uint64_t>* shape;
+    std::uint64_t bytes;
+    std::uint64_t begin = 0;
+    bool spaced = false;
+  };
+  const auto dtypes = stguard::all_dtypes();
+  std::vector<Expected> expected;
+  for (std::size_t i = 0; i < kCount; ++i) {
+    const Dtype dtype = dtypes[random() % dtypes.size()];
+    const auto& shape = shapes[random() % shapes.size()];
+    std::uint64_t elements = 1;
+    for (const std::uint64_t d : shape) elements *= d;
+    // Every shape's count is a multiple of 8: whole bytes for every dtype.
+    expected.push_back(
+        {dtype, &shape, elements * stguard::dtype_bits(dtype) / 8, 0, random() % 50 == 0});
+  }
+  std::vector<std::size_t> order(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), random);
+  std::uint64_t offset = 0;
+  for (const std::size_t i : order) {
+    expected[i].begin = offset;
+    offset += expected[i].bytes;
+  }
+  auto text_of = [&](std::size_t faulty, const std::string& faulty_dtype) {
+    std::string text = "{";
+    for (std::size_t i = 0; i < kCount; ++i) {
+      const Expected& e = expected[i];
+      std::string dims;
+      for (const std::uint64_t d : *e.shape) {
+        dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      }
+      const std::string dtype =
+          i == faulty ? faulty_dtype : std::string(stguard::dtype_name(e.dtype));
+      text += (i == 0 ? "\"" : ",\"") + name_of(i) + R"(":{"dtype":)" + (e.spaced ? " " : "") +
+              "\"" + dtype + R"(","shape":[)" + dims + R"(],"data_offsets":[)" +
+              std::to_string(e.begin) + "," + std::to_string(e.begin + e.bytes) + "]}";
+    }
+    return text + "}";
+  };
+  ExpectEveryTensor(file_of(text_of(kCount, ""), offset),
+                    [&](std::size_t i, const stguard::TensorInfo& t) {
+                      EXPECT_EQ(t.dtype, expected[i].dtype);
+                      EXPECT_EQ(t.shape, *expected[i].shape);
+                      EXPECT_EQ(t.begin, expected[i].begin);
+                      EXPECT_EQ(t.end, expected[i].begin + expected[i].bytes);
+                    });
+  // A name unknown, one byte off a known one, and one too long to end in the
+  // 16 bytes the opening's length is looked for in.
+  for (const std::string bad : {"BF17", "F8_E4M3FNUY", "F8_E4M3_FNUZ_LONGER"}) {
+    SCOPED_TRACE(bad);
+    const std::string text = text_of(4000, bad);
+    ExpectRejects(file_of(text, offset), Profile::kStrict, Reason::kDtypeInvalid,
+                  header_at(text, "\"" + bad + "\""));
+  }
 }
 
 // The scan stops at the header's first non-ASCII byte and from then on takes
