@@ -203,17 +203,52 @@ inline constexpr std::uint64_t kAsciiZeros = 0x3030303030303030ULL;  // '0' in e
   return p + 16 + n3;
 }
 
-// The value of the n (1 to 16) ASCII digits at p, with 16 bytes readable.
-[[gnu::always_inline]] inline std::uint64_t digits_at(const std::uint8_t* p, int n) noexcept {
-  const std::uint64_t t1 = load_le64(p) - kAsciiZeros;
-  if (n <= 8) return digits_value(t1, n);
-  return digits_value(t1, 8) * kDigitsPow10[n - 8] +
-         digits_value(load_le64(p + 8) - kAsciiZeros, n - 8);
+#if defined(__SSE2__)
+// The values of two runs of 1 to 16 ASCII digits, the first `first_len`
+// bytes before `first_end`, the second `second_len` before `second_end`,
+// with 16 bytes readable before each end. Each run is loaded as the 16 bytes
+// that end with it, the bytes in front masked to zero digits, and both runs'
+// digits are combined together in multiply-adds (pairs, fours, eights),
+// then each run's two eights in one scalar multiply: about half the
+// instructions of combining each run a word at a time (digits_value), where
+// shuffled headers read both offsets of every entry.
+[[gnu::always_inline]] inline void two_digit_runs(const std::uint8_t* first_end, int first_len,
+                                                  const std::uint8_t* second_end, int second_len,
+                                                  std::uint64_t& first,
+                                                  std::uint64_t& second) noexcept {
+  const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  auto digits = [&lane](const std::uint8_t* end, int len) {
+    __m128i x;
+    std::memcpy(&x, end - 16, sizeof x);
+    // The last `len` lanes: those above 15 - len.
+    const __m128i in_run = _mm_cmpgt_epi8(lane, _mm_set1_epi8(static_cast<char>(15 - len)));
+    return _mm_and_si128(_mm_sub_epi8(x, _mm_set1_epi8('0')), in_run);
+  };
+  const __m128i zero = _mm_setzero_si128();
+  // Multiply-add weights: the more significant of each pair of lanes first.
+  const __m128i tens = _mm_set_epi16(1, 10, 1, 10, 1, 10, 1, 10);
+  const __m128i hundreds = _mm_set_epi16(1, 100, 1, 100, 1, 100, 1, 100);
+  const __m128i ten_thousands = _mm_set_epi16(1, 10000, 1, 10000, 1, 10000, 1, 10000);
+  // 16 digits to four 32-bit lanes of 4 digits each (0 to 9999).
+  auto fours = [&](__m128i d) {
+    const __m128i pairs = _mm_packs_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(d, zero), tens),
+                                          _mm_madd_epi16(_mm_unpackhi_epi8(d, zero), tens));
+    return _mm_madd_epi16(pairs, hundreds);
+  };
+  // First run's high and low 8 digits, then the second's (0 to 99,999,999).
+  const __m128i eights = _mm_madd_epi16(
+      _mm_packs_epi32(fours(digits(first_end, first_len)), fours(digits(second_end, second_len))),
+      ten_thousands);
+  std::uint64_t words[2];
+  std::memcpy(words, &eights, sizeof words);
+  first = (words[0] & 0xFFFFFFFFu) * 100'000'000 + (words[0] >> 32);
+  second = (words[1] & 0xFFFFFFFFu) * 100'000'000 + (words[1] >> 32);
 }
+#endif
 
 // The two offsets of a compact data_offsets value: `DIGITS,DIGITS]`, each 1
 // to 16 digits with no leading zero (except "0"), kOffsetPairBytes readable
-// at p. Returns the ']', sets both values and `second_at` (the second's
+// at p and 16 before it. Returns the ']', sets both values and `second_at` (the second's
 // first digit); nullptr for any other form, which read_plain_u64 then reads
 // (longer numbers) or the general reader reports.
 //
@@ -259,8 +294,7 @@ inline constexpr std::ptrdiff_t kOffsetPairBytes = 48;
   if ((p[0] == '0' && first_len > 1) || (second_digits[0] == '0' && second_len > 1)) {
     return nullptr;
   }
-  first = digits_at(p, first_len);
-  second = digits_at(second_digits, second_len);
+  two_digit_runs(p + comma_at, first_len, p + close_at, second_len, first, second);
   second_at = second_digits;
   return p + close_at;
 #else
