@@ -111,13 +111,19 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   // recorded before its entry is read). The first repeat among them is the
   // one a lookup at each name would have met first.
   std::string scratch;
-  const auto repeat = first_repeated_name(name_hashes_, [&](std::uint32_t i, std::uint32_t j) {
+  // In a window the hashes are whole (64 bits), so a pair of names gone with
+  // the window is called the same only when their whole hashes are: a likely
+  // repeat, where the scan declines.
+  auto same = [&](std::uint32_t i, std::uint32_t j) {
     if (!name_readable(i) || !name_readable(j)) {  // gone with the window
-      if (wide_hashes_[i] == wide_hashes_[j]) declined_ = true;
+      declined_ = true;
       return false;
     }
     return out.name(i, compare_scratch_) == out.name(j, scratch);
-  });
+  };
+  const auto repeat = window_ != nullptr
+                          ? first_repeated_name(std::span<const std::uint64_t>(wide_hashes_), same)
+                          : first_repeated_name(std::span<const std::uint32_t>(name_hashes_), same);
   if (declined_) return false;
   if (!repeat) return scanned;
   if (!strict()) {
@@ -178,18 +184,20 @@ bool HeaderScanner::note_name_while_ordered(std::string_view name, bool decoded)
 }
 
 void HeaderScanner::note_hash(std::string_view name) {
-  if (name_hashes_.empty()) {
-    name_hashes_.reserve(out_->tensors.capacity());
-    if (window_ != nullptr) wide_hashes_.reserve(out_->tensors.capacity());
-  }
   const std::uint64_t hash = hash_name(name);
+  if (window_ != nullptr) {
+    if (wide_hashes_.empty()) wide_hashes_.reserve(out_->tensors.capacity());
+    wide_hashes_.push_back(hash);
+    return;
+  }
+  if (name_hashes_.empty()) name_hashes_.reserve(out_->tensors.capacity());
   name_hashes_.push_back(static_cast<std::uint32_t>(hash));
-  if (window_ != nullptr) wide_hashes_.push_back(hash);
 }
 
 bool HeaderScanner::hash_names_before(std::size_t end) {
   std::string scratch;
-  for (std::size_t i = name_hashes_.size(); i < end; ++i) {
+  for (std::size_t i = window_ != nullptr ? wide_hashes_.size() : name_hashes_.size(); i < end;
+       ++i) {
     if (!name_readable(i)) return false;
     note_hash(out_->name(i, scratch));
   }

@@ -151,14 +151,15 @@ struct RepeatTablePool {
 
 // The first name (in document order) equal to an earlier one, as the pair
 // (index of the earlier one, index of the repeat), or nullopt. `hashes[i]` is
-// the 32-bit hash_name of name i; `same(i, j)` compares names i and j.
+// hash_name of name i, whole or its low 32 bits; `same(i, j)` compares names
+// i and j, and is asked only when their hashes are equal.
 //
 // Deciding this after the scan, rather than probing a table per name while
 // scanning, keeps the probes out of the scan's loop. The hash is keyed, so a
 // crafted header cannot pile names into one probe chain.
-template <class Same>
+template <class Hash, class Same>
 std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
-    std::span<const std::uint32_t> hashes, Same&& same) {
+    std::span<const Hash> hashes, Same&& same) {
   const std::size_t n = hashes.size();
   if (n < 2) return std::nullopt;
   if (n <= 16) {
@@ -189,8 +190,8 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
   table.assign(mask + 1, kEmpty);
   std::optional<std::pair<std::uint32_t, std::uint32_t>> found;
   for (std::uint32_t j = 0; j < n && !found; ++j) {
-    const std::uint32_t hash = hashes[j];
-    for (std::size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const Hash hash = hashes[j];
+    for (std::size_t slot = static_cast<std::size_t>(hash) & mask;; slot = (slot + 1) & mask) {
       const std::uint32_t held = table[slot];
       if (held == kEmpty) {
         table[slot] = j;
