@@ -630,6 +630,53 @@ TEST(LargeHeader, ShapesOfEveryRankReadBack) {
   }
 }
 
+// A tensor a test writes into a header and expects to read back.
+struct Written {
+  Dtype dtype;
+  const std::vector<std::uint64_t>* shape;
+  std::uint64_t bytes;
+  std::uint64_t begin = 0;
+  bool spaced = false;  // a space after "dtype":
+};
+
+// Lays the tensors' data out one after another in `order` (indices into
+// `tensors`), setting each begin; returns the data's length.
+std::uint64_t lay_out(std::vector<Written>& tensors, const std::vector<std::size_t>& order) {
+  std::uint64_t offset = 0;
+  for (const std::size_t i : order) {
+    tensors[i].begin = offset;
+    offset += tensors[i].bytes;
+  }
+  return offset;
+}
+
+// The header of `tensors`, tensor i named name_of(i); the dtype of tensor
+// `odd_one`, if there is one, written as `odd_dtype` instead.
+std::string header_of(const std::vector<Written>& tensors, std::size_t odd_one = SIZE_MAX,
+                      const std::string& odd_dtype = "") {
+  std::string text = "{";
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Written& t = tensors[i];
+    std::string dims;
+    for (const std::uint64_t d : *t.shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+    const std::string dtype = i == odd_one ? odd_dtype : std::string(stguard::dtype_name(t.dtype));
+    text += (i == 0 ? "\"" : ",\"") + name_of(i) + R"(":{"dtype":)" + (t.spaced ? " " : "") + "\"" +
+            dtype + R"(","shape":[)" + dims + R"(],"data_offsets":[)" + std::to_string(t.begin) +
+            "," + std::to_string(t.begin + t.bytes) + "]}";
+  }
+  return text + "}";
+}
+
+// Both profiles read every one of kCount `tensors` back as written.
+void ExpectReadBack(const HeaderBytes& file, const std::vector<Written>& tensors) {
+  ExpectEveryTensor(file, [&](std::size_t i, const stguard::TensorInfo& t) {
+    EXPECT_EQ(t.dtype, tensors[i].dtype);
+    EXPECT_EQ(t.shape, *tensors[i].shape);
+    EXPECT_EQ(t.begin, tensors[i].begin);
+    EXPECT_EQ(t.end, tensors[i].begin + tensors[i].bytes);
+  });
+}
+
 // The compact reader compares an entry's dtype text, its shape text and its
 // begin offset with the previous entry's, and reuses what that one read when
 // the bytes are the same. Entries drawn from near-identical texts (dtype
@@ -661,13 +708,7 @@ TEST(LargeHeader, RepeatedAndNearlyRepeatedTextReadsBack) {
       {1, 1, 1, 1, 1, 1, 1, 1, 2},  // rank 9: not compact when shapes are kept
   };
   std::mt19937_64 random(20261204);
-  struct Expected {
-    Dtype dtype;
-    const std::vector<std::uint64_t>* shape;
-    std::uint64_t bytes;
-    std::uint64_t begin = 0;
-  };
-  std::vector<Expected> expected;
+  std::vector<Written> expected;
   // Runs of one kind and one shape, as writers emit them, with changes.
   std::size_t kind = 0;
   std::size_t shape = 0;
@@ -688,28 +729,8 @@ TEST(LargeHeader, RepeatedAndNearlyRepeatedTextReadsBack) {
   for (std::size_t i = 0; i + 1 < kCount; ++i) {
     if (random() % 10 == 0) std::swap(order[i], order[i + 1]);
   }
-  std::uint64_t offset = 0;
-  for (const std::size_t i : order) {
-    expected[i].begin = offset;
-    offset += expected[i].bytes;
-  }
-  std::string text = "{";
-  for (std::size_t i = 0; i < kCount; ++i) {
-    const Expected& e = expected[i];
-    std::string dims;
-    for (const std::uint64_t d : *e.shape) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-    text += (i == 0 ? "\"" : ",\"") + name_of(i) + R"(":{"dtype":")" +
-            std::string(stguard::dtype_name(e.dtype)) + R"(","shape":[)" + dims +
-            R"(],"data_offsets":[)" + std::to_string(e.begin) + "," +
-            std::to_string(e.begin + e.bytes) + "]}";
-  }
-  text += "}";
-  ExpectEveryTensor(file_of(text, offset), [&](std::size_t i, const stguard::TensorInfo& t) {
-    EXPECT_EQ(t.dtype, expected[i].dtype);
-    EXPECT_EQ(t.shape, *expected[i].shape);
-    EXPECT_EQ(t.begin, expected[i].begin);
-    EXPECT_EQ(t.end, expected[i].begin + expected[i].bytes);
-  });
+  const std::uint64_t data_len = lay_out(expected, order);
+  ExpectReadBack(file_of(header_of(expected), data_len), expected);
 }
 
 // Entries whose dtypes alternate at random, as in a shuffled checkpoint: once
@@ -722,15 +743,8 @@ TEST(LargeHeader, RepeatedAndNearlyRepeatedTextReadsBack) {
 TEST(LargeHeader, AlternatingDtypesReadBack) {
   const std::vector<std::vector<std::uint64_t>> shapes = {{8}, {16, 4}, {64}, {8, 8, 8}, {24}};
   std::mt19937_64 random(20261207);
-  struct Expected {
-    Dtype dtype;
-    const std::vector<std::uint64_t>* shape;
-    std::uint64_t bytes;
-    std::uint64_t begin = 0;
-    bool spaced = false;
-  };
   const auto dtypes = stguard::all_dtypes();
-  std::vector<Expected> expected;
+  std::vector<Written> expected;
   for (std::size_t i = 0; i < kCount; ++i) {
     const Dtype dtype = dtypes[random() % dtypes.size()];
     const auto& shape = shapes[random() % shapes.size()];
@@ -743,40 +757,14 @@ TEST(LargeHeader, AlternatingDtypesReadBack) {
   std::vector<std::size_t> order(kCount);
   for (std::size_t i = 0; i < kCount; ++i) order[i] = i;
   std::shuffle(order.begin(), order.end(), random);
-  std::uint64_t offset = 0;
-  for (const std::size_t i : order) {
-    expected[i].begin = offset;
-    offset += expected[i].bytes;
-  }
-  auto text_of = [&](std::size_t faulty, const std::string& faulty_dtype) {
-    std::string text = "{";
-    for (std::size_t i = 0; i < kCount; ++i) {
-      const Expected& e = expected[i];
-      std::string dims;
-      for (const std::uint64_t d : *e.shape) {
-        dims += (dims.empty() ? "" : ",") + std::to_string(d);
-      }
-      const std::string dtype =
-          i == faulty ? faulty_dtype : std::string(stguard::dtype_name(e.dtype));
-      text += (i == 0 ? "\"" : ",\"") + name_of(i) + R"(":{"dtype":)" + (e.spaced ? " " : "") +
-              "\"" + dtype + R"(","shape":[)" + dims + R"(],"data_offsets":[)" +
-              std::to_string(e.begin) + "," + std::to_string(e.begin + e.bytes) + "]}";
-    }
-    return text + "}";
-  };
-  ExpectEveryTensor(file_of(text_of(kCount, ""), offset),
-                    [&](std::size_t i, const stguard::TensorInfo& t) {
-                      EXPECT_EQ(t.dtype, expected[i].dtype);
-                      EXPECT_EQ(t.shape, *expected[i].shape);
-                      EXPECT_EQ(t.begin, expected[i].begin);
-                      EXPECT_EQ(t.end, expected[i].begin + expected[i].bytes);
-                    });
+  const std::uint64_t data_len = lay_out(expected, order);
+  ExpectReadBack(file_of(header_of(expected), data_len), expected);
   // A name unknown, one byte off a known one, and one too long to end in the
   // 16 bytes the opening's length is looked for in.
   for (const std::string bad : {"BF17", "F8_E4M3FNUY", "F8_E4M3_FNUZ_LONGER"}) {
     SCOPED_TRACE(bad);
-    const std::string text = text_of(4000, bad);
-    ExpectRejects(file_of(text, offset), Profile::kStrict, Reason::kDtypeInvalid,
+    const std::string text = header_of(expected, 4000, bad);
+    ExpectRejects(file_of(text, data_len), Profile::kStrict, Reason::kDtypeInvalid,
                   header_at(text, "\"" + bad + "\""));
   }
 }
