@@ -248,9 +248,9 @@ inline constexpr std::uint64_t kAsciiZeros = 0x3030303030303030ULL;  // '0' in e
 
 // The two offsets of a compact data_offsets value: `DIGITS,DIGITS]`, each 1
 // to 16 digits with no leading zero (except "0"), kOffsetPairBytes readable
-// at p and 16 before it. Returns the ']', sets both values and `second_at` (the second's
-// first digit); nullptr for any other form, which read_plain_u64 then reads
-// (longer numbers) or the general reader reports.
+// at p and 16 before it. Returns the ']', sets both values and `second_at`
+// (the second's first digit); nullptr for any other form, which
+// read_plain_u64 then reads (longer numbers) or the general reader reports.
 //
 // Why not read_plain_u64 twice: there the second number's start waits for
 // the first's digit count, and the entry's end for the second's, and the

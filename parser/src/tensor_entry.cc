@@ -42,6 +42,10 @@ template <bool kKeepDims>
   // five) pick (header_scanner.h).
   Dtype dtype;
   CompactRepeats::Prefix* opening = nullptr;  // the slot, when there is room
+  auto slot_of_opening = [this](const std::uint8_t* at) {
+    return &repeats_.prefixes[(load_le64(at + 8) * 0x9E3779B97F4A7C15ULL) >>
+                              (64 - CompactRepeats::kPrefixSlotBits)];
+  };
   bool known = false;
   if (room(q, kSameBytesAtMost)) {
     // (Once the openings alternate, the previous one is left empty.)
@@ -54,10 +58,9 @@ template <bool kKeepDims>
       // The opening's length from its own bytes (the dtype's name ends at
       // the first '"' from byte 10), then its slot's text compared: no
       // branch on whether it is the previous entry's, which missed about
-      // every other time.
+      // every other time. (No '"' there: 37, longer than any opening kept.)
       const std::size_t len = 21 + first_quote_in_16(q + 10);
-      opening = &repeats_.prefixes[(load_le64(q + 8) * 0x9E3779B97F4A7C15ULL) >>
-                                   (64 - CompactRepeats::kPrefixSlotBits)];
+      opening = slot_of_opening(q);
       if (opening->len == len && same_leading_bytes(q, opening->text, len)) {
         dtype = opening->dtype;
         q += len;
@@ -71,8 +74,7 @@ template <bool kKeepDims>
         repeats_.openings_alternate = true;
         repeats_.prefix = CompactRepeats::Prefix{};
       }
-      opening = &repeats_.prefixes[(load_le64(q + 8) * 0x9E3779B97F4A7C15ULL) >>
-                                   (64 - CompactRepeats::kPrefixSlotBits)];
+      opening = slot_of_opening(q);
       if (opening->len != 0 && same_leading_bytes(q, opening->text, opening->len)) {
         if (!repeats_.openings_alternate) repeats_.prefix = *opening;
         dtype = opening->dtype;
