@@ -27,6 +27,15 @@ namespace stguard::base {
 
 std::string json_line(const nlohmann::ordered_json& value);
 
+// The first key that an object of the JSON text `text` repeats, as
+// "tensors[0]: duplicate key \"name\"" (the path of the object, then the
+// key), or "" when no key repeats. nlohmann's document keeps one of two
+// equal keys silently, so every file stguard reads as configuration (a
+// writer spec, reader.json) is checked with this first, as stguard refuses
+// a repeated key in a safetensors header. A text that is not JSON gives ""
+// up to its error: parsing it then reports the error in its own words.
+std::string first_duplicate_key(std::string_view text);
+
 // Sets object[field] to `name` (shown with U+FFFD for bytes that are not
 // UTF-8, as json_line does), and, only when `name` is not valid UTF-8,
 // object[field + "_hex"] to its bytes as lower-case hex, so that the exact

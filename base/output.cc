@@ -195,6 +195,16 @@ Result<OutputFile> OutputFile::open(const fs::path& path, unsigned new_file_mode
     out.fd_ = resolved.descriptor;
     return out;
   }
+  // The links were followed by hand (readlink), which steps around the
+  // kernel's own rules for following them: with fs.protected_symlinks, root
+  // may not follow a link that another user planted in a sticky,
+  // world-writable folder such as /tmp. Asking the kernel to open the path
+  // as given (O_PATH: nothing is read or written) applies exactly the rules
+  // a shell's redirection meets; what it refuses is refused here too. A name
+  // that does not exist yet is fine: the links leading to it were allowed.
+  if (const UniqueFd probe(::open(path.c_str(), O_PATH | O_CLOEXEC)); !probe && errno != ENOENT) {
+    return refuse(errno);
+  }
   if (resolved.kind == Resolved::Kind::kExisting) {
     const mode_t type = resolved.st.st_mode & S_IFMT;
     if (type == S_IFDIR) return refuse(EISDIR);
@@ -230,9 +240,28 @@ Result<OutputFile> OutputFile::open(const fs::path& path, unsigned new_file_mode
   if (existing) {
     // The replacement looks like the file it replaces: same permission bits,
     // and as root (where files of other users are written) the same owner.
-    if (::fchmod(out.fd_, resolved.st.st_mode & 07777) != 0) return refuse(errno);
-    if (::geteuid() == 0 && ::fchown(out.fd_, resolved.st.st_uid, resolved.st.st_gid) != 0) {
-      return refuse(errno);
+    // The owner first: changing it clears the set-user-ID and set-group-ID
+    // bits, which the mode then puts back. Another user may give the file
+    // its group back when they are in that group.
+    const mode_t wanted = resolved.st.st_mode & 07777;
+    if (::geteuid() == 0) {
+      if (::fchown(out.fd_, resolved.st.st_uid, resolved.st.st_gid) != 0) return refuse(errno);
+    } else {
+      (void)::fchown(out.fd_, static_cast<uid_t>(-1), resolved.st.st_gid);  // EPERM: not a member
+    }
+    if (::fchmod(out.fd_, wanted) != 0) return refuse(errno);
+    // A set-ID file whose replacement would not keep its bit (the kernel
+    // drops a set-group-ID bit this user may not set, without failing), or
+    // would keep it for another owner or group, would change what it is:
+    // it is not replaced.
+    struct stat now {};
+    if (::fstat(out.fd_, &now) != 0) return refuse(errno);
+    if ((now.st_mode & 07777) != wanted ||
+        ((wanted & S_ISUID) != 0 && now.st_uid != resolved.st.st_uid) ||
+        ((wanted & S_ISGID) != 0 && now.st_gid != resolved.st.st_gid)) {
+      return refuse_because(
+          "its replacement could not keep its set-user-ID or set-group-ID bit with its owner "
+          "and group; left as it is");
     }
   }
   return out;

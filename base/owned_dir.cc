@@ -12,6 +12,7 @@
 
 #include "base/output.h"
 #include "base/path.h"
+#include "base/sandbox.h"
 #include "base/sha256.h"
 
 namespace stguard::base {
@@ -22,6 +23,9 @@ namespace fs = std::filesystem;
 // A marker lists a few thousand names at most; anything far larger is not
 // one of ours.
 constexpr std::uint64_t kMaxMarkerBytes = std::uint64_t{64} << 20;
+// A stale file larger than this is not one stguard wrote (the largest case
+// file is a few megabytes): it is left in place unread.
+constexpr std::uint64_t kMaxRemovableBytes = std::uint64_t{1} << 30;
 
 std::string made_by(std::string_view command) { return "stguard " + std::string(command); }
 
@@ -134,6 +138,9 @@ Result<OwnedDir::Wrote> OwnedDir::write(std::string_view relative, std::string_v
   if (!name) return name.error().in("not a name below " + dir_.string());
   const fs::path full = dir_ / *name;
   const std::string digest = sha256_hex(bytes);
+  // The folders on the way first, so that the file looked at below is never
+  // one behind a link that replaced a folder.
+  if (Result<void> parents = make_parents(*name); !parents) return parents.error();
   struct stat st {};
   if (::lstat(full.c_str(), &st) == 0) {
     if (!S_ISREG(st.st_mode)) {
@@ -156,7 +163,6 @@ Result<OwnedDir::Wrote> OwnedDir::write(std::string_view relative, std::string_v
       return fail(full.string() + ": stguard did not make this file; not overwriting it");
     }
   }
-  if (Result<void> parents = make_parents(*name); !parents) return parents.error();
   // Listed on disk before it exists, so an interrupted command leaves it
   // listed (never deleted unless it holds what the marker says).
   const bool listed = made(*name);
@@ -169,6 +175,10 @@ Result<OwnedDir::Wrote> OwnedDir::write(std::string_view relative, std::string_v
 }
 
 Result<OwnedDir::Stale> OwnedDir::remove_stale(const std::set<std::string>& keep) {
+  // Everything below is done relative to the claimed folder's descriptor,
+  // never following a link at any depth: a folder of ours that someone
+  // replaced by a link to theirs (`cb/utf8 -> ~/data`) must not have its
+  // target cleaned.
   Stale stale;
   for (auto it = files_.begin(); it != files_.end();) {
     const std::string& name = it->first;
@@ -176,14 +186,38 @@ Result<OwnedDir::Stale> OwnedDir::remove_stale(const std::set<std::string>& keep
       ++it;
       continue;
     }
-    const fs::path full = dir_ / name;
+    const std::size_t slash = name.rfind('/');
+    const std::string parent = slash == std::string::npos ? std::string() : name.substr(0, slash);
+    const std::string leaf = slash == std::string::npos ? name : name.substr(slash + 1);
+    Opened parent_dir;
+    if (parent.empty()) {
+      parent_dir.fd = UniqueFd(::fcntl(lock_.get(), F_DUPFD_CLOEXEC, 0));
+      if (!parent_dir.fd) parent_dir.err = errno;
+    } else {
+      parent_dir = open_beneath(lock_.get(), parent, {.follow_symlinks = false, .directory = true});
+    }
+    if (!parent_dir.fd && parent_dir.err == ENOENT) {
+      it = files_.erase(it);
+      continue;
+    }
+    if (!parent_dir.fd) {
+      // A link (or something else) where stguard made a folder: what is
+      // behind it is not ours.
+      stale.kept_changed.push_back(name + " (" + parent + " " + open_error_text(parent_dir.err) +
+                                   ")");
+      it = files_.erase(it);
+      continue;
+    }
+    const int dir_fd = parent_dir.fd.get();
     struct stat st {};
-    if (::lstat(full.c_str(), &st) != 0 && errno == ENOENT) {
+    if (::fstatat(dir_fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
       it = files_.erase(it);
       continue;
     }
     const bool unchanged = S_ISREG(st.st_mode) && [&] {
-      const Result<std::string> bytes = read_file(full);
+      const Opened file = open_beneath(dir_fd, leaf, {.follow_symlinks = false});
+      if (!file.fd) return false;
+      const Result<std::string> bytes = read_fd(file.fd.get(), kMaxRemovableBytes);
       return bytes && sha256_hex(*bytes) == it->second;
     }();
     if (!unchanged) {
@@ -191,7 +225,7 @@ Result<OwnedDir::Stale> OwnedDir::remove_stale(const std::set<std::string>& keep
       it = files_.erase(it);
       continue;
     }
-    if (::unlink(full.c_str()) != 0) {
+    if (::unlinkat(dir_fd, leaf.c_str(), 0) != 0) {
       stale.kept_changed.push_back(name + " (" + errno_text(errno) + ")");
       ++it;
       continue;
@@ -205,12 +239,20 @@ Result<OwnedDir::Stale> OwnedDir::remove_stale(const std::set<std::string>& keep
     return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
   });
   for (const std::string& name : dirs) {
-    const fs::path full = dir_ / name;
+    const std::size_t slash = name.rfind('/');
+    const std::string leaf = slash == std::string::npos ? name : name.substr(slash + 1);
+    const Opened parent_dir = slash == std::string::npos
+                                  ? Opened{UniqueFd(::fcntl(lock_.get(), F_DUPFD_CLOEXEC, 0)), 0}
+                                  : open_beneath(lock_.get(), name.substr(0, slash),
+                                                 {.follow_symlinks = false, .directory = true});
     struct stat st {};
-    if (::lstat(full.c_str(), &st) != 0) {
+    if (!parent_dir.fd ||
+        ::fstatat(parent_dir.fd.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       dirs_.erase(name);
-    } else if (S_ISDIR(st.st_mode) && emptiness(full) == 0 && ::rmdir(full.c_str()) == 0) {
-      dirs_.erase(name);
+    } else if (!S_ISDIR(st.st_mode)) {
+      dirs_.erase(name);  // a link or a file where it was: no longer ours
+    } else if (::unlinkat(parent_dir.fd.get(), leaf.c_str(), AT_REMOVEDIR) == 0) {
+      dirs_.erase(name);  // empty, so removed (a folder with files in it stays)
     }
   }
   if (Result<void> saved = save(); !saved) return saved.error();

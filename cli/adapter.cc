@@ -19,7 +19,7 @@ namespace stguard::cli {
 namespace {
 
 constexpr std::string_view kAdapterUsage =
-    "stguard adapter [--profile strict|reference] [--max-... N] FILE";
+    "stguard adapter [--profile strict|reference] [--max-... N] (FILE | --persistent)";
 
 constexpr std::string_view kAdapterIntro =
     R"(Reads FILE into memory with stguard (every check of the profile) and prints one
@@ -28,7 +28,9 @@ JSON object on stdout, the adapter protocol `stguard conform` grades readers by:
    "data_offsets","sha256"}]}      sha256 of each tensor's bytes, header order
   {"verdict":"reject","error":"REASON at byte OFFSET: MESSAGE"}
 A file that cannot be opened or read (it shrank while being read) is a reject
-with reason IO_ERROR.
+with reason IO_ERROR. With --persistent, the paths come on stdin, one per line,
+and each gets its answer as one line on stdout, until end of file (the
+persistent mode of the adapter protocol).
 )";
 
 constexpr std::string_view kAdapterOutro =
@@ -37,16 +39,14 @@ constexpr std::string_view kAdapterOutro =
 struct AdapterArgs {
   ParseFlags parse;
   std::vector<std::string> files;
+  bool persistent = false;
 };
 
-int run_adapter(const Command& command, const AdapterArgs& args) {
-  const base::Result<ParseOptions> options = to_parse_options(args.parse);
-  if (!options) return usage_error(command, options.error().message);
-  if (args.files.size() != 1) return usage_error(command, "expected one FILE");
-
+// Prints the answer for `path` as one line, flushed.
+void answer(const std::string& path, const ParseOptions& options) {
   // Read, not mapped: the tensor bytes are all hashed, and a file truncated
   // meanwhile must give an IO_ERROR reject, not a SIGBUS.
-  Result<File> file = File::open(args.files.front(), *options, File::Access::kRead);
+  Result<File> file = File::open(path, options, File::Access::kRead);
   // Streamed: a shape may hold tens of millions of dimensions.
   base::JsonStream json(std::cout);
   json.begin_object();
@@ -65,7 +65,19 @@ int run_adapter(const Command& command, const AdapterArgs& args) {
     json.end_array();
   }
   json.end_object().flush();
-  std::cout << "\n";
+  std::cout << "\n" << std::flush;
+}
+
+int run_adapter(const Command& command, const AdapterArgs& args) {
+  const base::Result<ParseOptions> options = to_parse_options(args.parse);
+  if (!options) return usage_error(command, options.error().message);
+  if (args.persistent) {
+    if (!args.files.empty()) return usage_error(command, "--persistent reads its paths on stdin");
+    for (std::string path; std::getline(std::cin, path) && std::cout;) answer(path, *options);
+    return kExitOk;
+  }
+  if (args.files.size() != 1) return usage_error(command, "expected one FILE");
+  answer(args.files.front(), *options);
   return kExitOk;
 }
 
@@ -77,7 +89,12 @@ void add_adapter_command(CLI::App& root, Commands& commands) {
                    kAdapterUsage, kAdapterIntro, kAdapterOutro);
   auto args = std::make_shared<AdapterArgs>();
   add_parse_flags(command, args->parse);
-  command.app->add_option("FILE", args->files);
+  command.app->add_option("FILE", args->files)->check(role(ValueRole::kInputFile));
+  command.app
+      ->add_flag("--persistent", args->persistent,
+                 "answer the paths read on stdin, one per line, each with one line on "
+                 "stdout (the adapter protocol's persistent mode)")
+      ->disable_flag_override();
   command.positionals = &args->files;
   command.run = [&command, args] { return run_adapter(command, *args); };
 }

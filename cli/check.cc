@@ -85,6 +85,7 @@ int run_check(const Command& command, const CheckArgs& args) {
   if (args.files.empty()) return usage_error(command, "no FILE given");
 
   int exit_code = kExitOk;
+  std::vector<std::string> unreadable;
   std::optional<sarif::CheckLog> log;
   if (args.sarif) log.emplace();
   for (const std::string& file : args.files) {
@@ -102,6 +103,13 @@ int run_check(const Command& command, const CheckArgs& args) {
     }
     exit_code = std::max(exit_code, exit_code_for(result ? nullptr : &result.error()));
     if (log) log->add(file, result, fd.get());
+    if (!result && result.error().reason == Reason::kIoError) unreadable.push_back(file);
+  }
+  // The verdicts are on stdout, which a script may be reading; why the exit
+  // status is 2 goes to stderr as well, where people and CI logs look.
+  for (const std::string& file : unreadable) {
+    std::cerr << "stguard check: could not read " << base::terminal_safe(file)
+              << " (IO_ERROR, exit 2)\n";
   }
   if (log) {
     if (const base::Result<void> wrote = log->write(*args.sarif, exit_code); !wrote) {
@@ -126,8 +134,9 @@ void add_check_command(CLI::App& root, Commands& commands) {
       ->add_option("--sarif", args->sarif,
                    "also write a SARIF 2.1.0 log to FILE: a result per rejected or "
                    "unreadable file, at the byte of the fault")
-      ->option_text("FILE");
-  command.app->add_option("FILE", args->files);
+      ->option_text("FILE")
+      ->check(role(ValueRole::kOutputFile));
+  command.app->add_option("FILE", args->files)->check(role(ValueRole::kInputFile));
   command.positionals = &args->files;
   command.run = [&command, args] { return run_check(command, *args); };
 }

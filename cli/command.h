@@ -64,6 +64,43 @@ class Commands {
   std::vector<std::unique_ptr<Command>> commands_;
 };
 
+// What the value of an option or positional argument names. Declared where
+// the option is, for the values that are paths or commands (the rest is told
+// from the placeholder: N and SECONDS are numbers, a|b a choice). `stguard
+// help --arguments` lists every argument with it, for tools: the test suite's
+// command-line fuzzer (tests/hostile/) draws command lines from that list
+// and knows from it which files a command line names as outputs.
+enum class ValueRole {
+  kText,        // a name, a glob, a version
+  kNumber,      // N, SECONDS
+  kChoice,      // one of the words of the placeholder (strict|reference)
+  kInputFile,   // a file read
+  kInputDir,    // a folder read
+  kOutputFile,  // a file written (base/output.h)
+  kOutputDir,   // a folder written into (base/owned_dir.h), or files written in it
+  kCommand,     // a command line run as an adapter
+  kReader,      // a reader's folder, or a bundled reader's name
+};
+
+// "input", "output-dir", ...
+std::string_view value_role_name(ValueRole role) noexcept;
+
+// What an option's values name, declared where it is registered:
+//
+//   app.add_option("--sarif", args.sarif, "...")->option_text("FILE")
+//       ->check(role(ValueRole::kOutputFile));
+//   app.add_option("FILE", args.files)  // `write SPEC OUT`: the first read, the second written
+//       ->check(roles({ValueRole::kInputFile, ValueRole::kOutputFile}));
+//
+// A validator that accepts every value; it only carries the roles, which
+// declared_roles reads back. With several, the first value has the first
+// role, and so on, the last role for all the rest.
+CLI::Validator role(ValueRole role);
+CLI::Validator roles(const std::vector<ValueRole>& roles);
+
+// The roles declared for `option`; empty when none were.
+std::vector<ValueRole> declared_roles(CLI::Option& option);
+
 // Prints "stguard PATH: ERROR", the usage line and a hint to stderr; returns kExitUsage.
 int usage_error(const Command& command, std::string_view error);
 

@@ -355,15 +355,21 @@ int run_conform(const Command& command, ConformArgs& args) {
               << "case matches the --case/--tag filters\n";
     return kExitUsage;
   }
+  std::optional<base::OwnedDir> out_dir;
   if (args.out_dir) {
     // The report directory itself is made; a missing parent is a mistake.
+    // It must be new, empty or an earlier run's: reports never replace a
+    // file of the user's that happens to be named summary.txt.
+    const fs::path dir = *args.out_dir;
     std::error_code ec;
-    fs::create_directory(*args.out_dir, ec);
-    if (ec) {
-      std::cerr << "stguard conform: cannot create " << base::terminal_safe(*args.out_dir) << ": "
-                << ec.message() << "\n";
+    if (!dir.parent_path().empty() && !fs::is_directory(dir.parent_path(), ec)) {
+      std::cerr << "stguard conform: cannot create " << base::terminal_safe(dir.string())
+                << ": its parent is not a directory\n";
       return kExitUsage;
     }
+    base::Result<base::OwnedDir> claimed = base::OwnedDir::claim(dir, "conform");
+    if (!claimed) return not_done(claimed.error());
+    out_dir = std::move(*claimed);
   }
 
   // From here on adapters run: a signal stops them all (no case starts after
@@ -472,7 +478,7 @@ int run_conform(const Command& command, ConformArgs& args) {
       write_reports(runs,
                     matrix_info(options->corpus, any_reader ? cases.size() : 0,
                                 any_writer ? writer_cases->size() : 0),
-                    options->reports, summary);
+                    options->reports, summary, out_dir ? &*out_dir : nullptr);
   // An expectation file from a stopped run would drop the cases that did not
   // run: it is not written.
   if (wrote && !incomplete && options->write_expectations) {
@@ -511,7 +517,8 @@ void add_conform_command(CLI::App& root, Commands& commands) {
                  "and exits 0 (see conformance/adapters/README.md). CMD is "
                  "split into words ('...' and \"...\" group; no shell).")
       ->option_text("CMD")
-      ->group(readers);
+      ->group(readers)
+      ->check(role(ValueRole::kCommand));
   app.add_option("--name", args->names,
                  "the preceding --adapter's (or --writer's) name in reports "
                  "[default: file name of its first word]")
@@ -530,7 +537,8 @@ void add_conform_command(CLI::App& root, Commands& commands) {
                  "command, setup), or the name of a bundled one, e.g. "
                  "stguard-strict, huggingface-hub, safetensors-npm")
       ->option_text("DIR|NAME")
-      ->group(readers);
+      ->group(readers)
+      ->check(role(ValueRole::kReader));
   app.add_flag("--all-readers", args->all_readers,
                "every bundled reader (the data directory's conformance/adapters/)")
       ->disable_flag_override()
@@ -550,12 +558,14 @@ void add_conform_command(CLI::App& root, Commands& commands) {
                  "the spec or refuses it, exits 0 and says which in one JSON "
                  "line, {\"outcome\":\"written\"|\"refused\"}; --name names it")
       ->option_text("CMD")
-      ->group(writers);
+      ->group(writers)
+      ->check(role(ValueRole::kCommand));
   app.add_option("--writer-dir", args->writer_dirs,
                  "a writer directory with a writer.json (the schema of "
                  "reader.json), or a bundled one's name, e.g. stguard-write")
       ->option_text("DIR|NAME")
-      ->group(writers);
+      ->group(writers)
+      ->check(role(ValueRole::kReader));
   app.add_flag("--all-writers", args->all_writers, "every bundled writer")
       ->disable_flag_override()
       ->group(writers);
@@ -564,7 +574,8 @@ void add_conform_command(CLI::App& root, Commands& commands) {
   const std::string cases(kCases);
   app.add_option("--corpus", args->run.corpus, "the corpus [default: the data directory's corpus/]")
       ->option_text("DIR")
-      ->group(cases);
+      ->group(cases)
+      ->check(role(ValueRole::kInputDir));
   app.add_option("--case", args->case_globs,
                  "only cases whose id matches (repeatable; '*' spans '/'); "
                  "each must match some case, or it is a usage error")
@@ -588,17 +599,21 @@ void add_conform_command(CLI::App& root, Commands& commands) {
                  "listed failures do not fail the run (XFAIL); "
                  "listed cases that pass are reported (XPASS)")
       ->option_text("FILE")
-      ->group(expectations);
+      ->group(expectations)
+      ->check(role(ValueRole::kInputFile));
   app.add_option("--write-expectations", args->write_expectations,
                  "write this run's failures in that format")
       ->option_text("FILE")
-      ->group(expectations);
+      ->group(expectations)
+      ->check(role(ValueRole::kOutputFile));
 
   app.add_option("--out-dir", args->out_dir,
-                 "write summary.txt, results.jsonl, junit.xml, matrix.html "
-                 "(the directory is created; its parent must exist)")
+                 "write summary.txt, results.jsonl, junit.xml, matrix.html into DIR: new "
+                 "(its parent must exist), empty, or an earlier conform's; never a folder "
+                 "of other files")
       ->option_text("DIR")
-      ->group(reports);
+      ->group(reports)
+      ->check(role(ValueRole::kOutputDir));
   add_report_file_options(app, args->reports, reports, /*jsonl=*/true);
   add_data_dir_option(app, args->run.data_dir);
   command.run = [&command, args] { return run_conform(command, *args); };

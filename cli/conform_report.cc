@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 
 base::Result<void> write_reports(std::span<const conf::ReaderRun> runs,
                                  const conf::MatrixInfo& info, const ReportTargets& targets,
-                                 const std::string& summary) {
+                                 const std::string& summary, base::OwnedDir* owned) {
   // base::write_file never creates directories: a report aimed at a
   // directory that does not exist is a mistake to report, not to paper over.
   const std::pair<const std::optional<fs::path>&, std::function<std::string()>> reports[] = {
@@ -41,8 +41,15 @@ base::Result<void> write_reports(std::span<const conf::ReaderRun> runs,
   };
   for (const auto& [path, render] : reports) {
     if (!path) continue;
+    if (owned != nullptr && path->parent_path() == owned->path()) {
+      const base::Result<base::OwnedDir::Wrote> wrote =
+          owned->write(path->filename().string(), render());
+      if (!wrote) return wrote.error();
+      continue;
+    }
     if (base::Result<void> wrote = base::write_file(*path, render()); !wrote) return wrote;
   }
+  if (owned != nullptr) return owned->save();
   return {};
 }
 
@@ -67,16 +74,22 @@ void add_report_file_options(CLI::App& app, ReportTargets& targets, const std::s
   if (jsonl) {
     app.add_option("--jsonl", targets.jsonl, "JSON lines, one per reader and case, passes included")
         ->option_text("FILE")
-        ->group(group);
+        ->group(group)
+        ->check(role(ValueRole::kOutputFile));
   }
-  app.add_option("--junit", targets.junit, "JUnit XML")->option_text("FILE")->group(group);
+  app.add_option("--junit", targets.junit, "JUnit XML")
+      ->option_text("FILE")
+      ->group(group)
+      ->check(role(ValueRole::kOutputFile));
   app.add_option("--html", targets.html, "self-contained HTML matrix (cases x readers)")
       ->option_text("FILE")
-      ->group(group);
+      ->group(group)
+      ->check(role(ValueRole::kOutputFile));
   app.add_option("--markdown", targets.markdown,
                  "the Markdown matrix (what conformance/RESULTS.md holds)")
       ->option_text("FILE")
-      ->group(group);
+      ->group(group)
+      ->check(role(ValueRole::kOutputFile));
 }
 
 namespace {
@@ -107,19 +120,17 @@ int run_report(const Command& command, const ReportArgs& args) {
     std::cerr << "stguard conform report: " << base::terminal_safe(failure.message) << "\n";
     return kExitUsage;
   };
-  std::string all;
+  std::vector<std::string> texts;
   for (const std::string& input : args.inputs) {
-    const base::Result<std::string> text = base::read_file(input);
+    base::Result<std::string> text = base::read_file(input);
     if (!text) return failed(text.error());
-    // Each file is read alone first, so that a fault is said with the file
-    // it is in ("b.jsonl: line 3: ...").
-    if (const auto alone = conf::read_json_lines(*text); !alone) {
-      return failed(alone.error().in(input));
-    }
-    all += *text;
-    if (!all.empty() && all.back() != '\n') all += '\n';
+    texts.push_back(std::move(*text));
   }
-  const base::Result<std::vector<conf::ReaderRun>> runs = conf::read_json_lines(all);
+  // Each line is named by its file ("b.jsonl line 3: ..."), also where two
+  // files disagree.
+  std::vector<conf::NamedText> named;
+  for (std::size_t i = 0; i < texts.size(); ++i) named.push_back({args.inputs[i], texts[i]});
+  const base::Result<std::vector<conf::ReaderRun>> runs = conf::read_json_lines(named);
   if (!runs) return failed(runs.error());
   const std::string summary = conf::text_summary(*runs);
   std::cout << summary;
@@ -156,13 +167,15 @@ void add_conform_report_command(CLI::App& conform, Commands& commands) {
   add_report_file_options(app, args->targets, reports, /*jsonl=*/false);
   app.add_option("--text", args->targets.text, "the text summary, also to a file")
       ->option_text("FILE")
-      ->group(reports);
+      ->group(reports)
+      ->check(role(ValueRole::kOutputFile));
   app.add_option("--corpus", args->corpus,
                  "corpus whose version the matrices name "
                  "[default: the data directory's corpus/]")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kInputDir));
   add_data_dir_option(app, args->data_dir);
-  app.add_option("RESULTS", args->inputs);
+  app.add_option("RESULTS", args->inputs)->check(role(ValueRole::kInputFile));
   command.positionals = &args->inputs;
   command.run = [&command, args] { return run_report(command, *args); };
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/failure.h"
+#include "base/owned_dir.h"
 #include "command.h"
 #include "conformance/report/tally.h"
 #include "conformance/runner/results.h"
@@ -21,10 +22,12 @@ struct ReportTargets {
 };
 
 // Writes each report that has a target. Fails at the first that cannot be
-// written (its directory must exist).
+// written (its directory must exist). A target directly in `owned` (the
+// folder of `conform --out-dir`, claimed as base/owned_dir.h says) is
+// written through it, so that a file there the user made is never replaced.
 base::Result<void> write_reports(std::span<const conformance::ReaderRun> runs,
                                  const conformance::MatrixInfo& info, const ReportTargets& targets,
-                                 const std::string& summary);
+                                 const std::string& summary, base::OwnedDir* owned = nullptr);
 
 // What the matrices say about the corpus: its version and the reader and
 // writer cases run (both 0: the manifest's count of reader cases).

@@ -205,7 +205,9 @@ int run_build(const Command& command, const CorpusArgs& args) {
   const base::Result<conf::WriteReport> report = conf::write_corpus(*set, *corpus, out);
   if (!report) return not_done(command, report.error());
   for (const std::string& f : report->written) std::cout << "wrote " << f << "\n";
-  for (const std::string& f : report->removed) std::cout << "removed stale " << f << "\n";
+  for (const std::string& f : report->removed) {
+    std::cout << "removed stale " << base::terminal_safe(f) << "\n";
+  }
   for (const std::string& f : report->kept_changed) {
     std::cout << "kept " << base::terminal_safe(f)
               << ": an earlier build made it, but it changed since (not deleted)\n";
@@ -390,7 +392,13 @@ int run_export(const Command& command, const CorpusArgs& args) {
   // Files of an earlier export that name cases no longer in the corpus.
   const base::Result<base::OwnedDir::Stale> stale = dir->remove_stale(exported);
   if (!stale) return not_done(command, stale.error());
-  for (const std::string& f : stale->removed) std::cout << "removed stale " << f << "\n";
+  for (const std::string& f : stale->removed) {
+    std::cout << "removed stale " << base::terminal_safe(f) << "\n";
+  }
+  for (const std::string& f : stale->kept_changed) {
+    std::cout << "kept " << base::terminal_safe(f)
+              << ": an earlier export made it, but it changed since (not deleted)\n";
+  }
   std::cout << "exported " << exported.size() << " cases -> " << base::terminal_safe(out.string())
             << "\n";
   return kExitOk;
@@ -412,9 +420,11 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
                    "the conformance directory (vocabulary.txt, cases/) "
                    "[default: the checkout's conformance/; for --huge, also the "
                    "data directory's]")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kInputDir));
   build.app->add_option("--out", args->out, "where to write [default: the checkout's corpus/]")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kOutputDir));
   build.app
       ->add_flag("--check", args->check, "write nothing; exit 1 if DIR differs from the recipes")
       ->disable_flag_override();
@@ -429,7 +439,8 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
                    "instead, write only the on-demand cases (too large to "
                    "commit, e.g. a 100,000,000-byte header) and their "
                    "manifest.json into DIR (new, empty, or an earlier --huge's)")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kOutputDir));
   add_data_dir_option(*build.app, args->data_dir);
   build.run = [&build, args] { return run_build(build, *args); };
 
@@ -437,7 +448,8 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
   list.app
       ->add_option("--recipes", args->recipes,
                    "the conformance directory [default: the data directory's]")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kInputDir));
   list.app
       ->add_flag("--json", args->json,
                  "one JSON object per line: id, file, verdict, strict, "
@@ -462,16 +474,19 @@ void add_corpus_command(CLI::App& root, Commands& commands) {
                    "the output directory: new, empty, or made by an earlier "
                    "export (files of cases no longer in the corpus are removed "
                    "from it; nothing else is ever touched)")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kOutputDir));
   exported.app
       ->add_option("--tarball", args->tarball,
                    "instead, write DIR/stguard-corpus-VERSION.tar.gz (an existing folder): the "
                    "case files, manifests, README, writer cases, docs/spec.md, the licence and "
                    "SHA256SUMS, under stguard-corpus-VERSION/, the same bytes every time")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kOutputDir));
   exported.app
       ->add_option("--corpus", args->corpus, "the corpus to export [default: the data directory's]")
-      ->option_text("DIR");
+      ->option_text("DIR")
+      ->check(role(ValueRole::kInputDir));
   add_data_dir_option(*exported.app, args->data_dir);
   exported.run = [&exported, args] { return run_export(exported, *args); };
 }

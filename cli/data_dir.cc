@@ -4,6 +4,8 @@
 #include <system_error>
 #include <vector>
 
+#include "command.h"
+
 namespace stguard::cli {
 namespace {
 
@@ -33,7 +35,8 @@ void add_data_dir_option(CLI::App& app, std::optional<std::string>& flag) {
                  "then share/stguard next to the installed executable, then the "
                  "source tree stguard was built from)")
       ->option_text("DIR")
-      ->group("Data");
+      ->group("Data")
+      ->check(role(ValueRole::kInputDir));
 }
 
 base::Result<DataDir> find_data_dir(const std::optional<std::string>& flag) {

@@ -235,10 +235,20 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
     return kExitUsage;
   }
   const fs::path out = args.out ? fs::path(*args.out) : fs::path("hunt-" + spec->name);
+  // From here on a SIGINT, SIGTERM or SIGHUP asks the hunt to stop, and it
+  // stops cleanly: its work folder removed, what it found written. (Before,
+  // one that came between making the work folder and starting the readers
+  // ended the process with the folder left behind.)
+  conf::RunSession session;
   // The folder must be new, empty or an earlier hunt's: findings are merged
   // into what it holds, and nothing the user put there is touched.
   base::Result<base::OwnedDir> out_dir = base::OwnedDir::claim(out, "hunt");
   if (!out_dir) return not_done(out_dir.error());
+  // Another reader's findings there are refused now, not after the hunt.
+  if (const base::Result<std::uint64_t> earlier = hunt::earlier_hunt_runs(*out_dir, spec->name);
+      !earlier) {
+    return not_done(earlier.error());
+  }
   // The files for the reader, in a folder of this run's own beside the
   // findings; each is removed once read, then the folder.
   std::string work_pattern = (out / ".stguard-work-XXXXXX").string();
@@ -272,7 +282,6 @@ int run_hunt_command(const Command& command, const HuntArgs& args) {
                 << " buckets" << std::flush;
     };
   }
-  conf::RunSession session;
   hunt::HuntResult result;
   bool persistent = false;
   std::size_t adapter_starts = 0;
@@ -395,7 +404,8 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
   const std::string reader = "Reader (exactly one)";
   app.add_option("--adapter", args->adapter, "an adapter command (see `stguard conform --help`)")
       ->option_text("CMD")
-      ->group(reader);
+      ->group(reader)
+      ->check(role(ValueRole::kCommand));
   app.add_option("--name", args->name, "its name [default: file name of its first word]")
       ->option_text("N")
       ->group(reader);
@@ -404,7 +414,8 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
       ->group(reader);
   app.add_option("--reader", args->reader, "a reader directory, or a bundled reader's name")
       ->option_text("DIR|NAME")
-      ->group(reader);
+      ->group(reader)
+      ->check(role(ValueRole::kReader));
 
   const std::string generation = "Generation";
   app.add_option("--seconds", args->seconds, "generate for S seconds [default: 60, unless --runs]")
@@ -425,7 +436,8 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
   app.add_option("--corpus", args->run.corpus,
                  "the seed files [default: the data directory's corpus/]")
       ->option_text("DIR")
-      ->group(generation);
+      ->group(generation)
+      ->check(role(ValueRole::kInputDir));
   app.add_option("--minimise-runs", args->minimise_runs,
                  "reader runs per bucket while minimising [default: 300]")
       ->option_text("N")
@@ -451,7 +463,8 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
                  "again adds its hits and keeps the smaller file), and "
                  "nothing else in DIR is ever touched")
       ->option_text("DIR")
-      ->group(output);
+      ->group(output)
+      ->check(role(ValueRole::kOutputDir));
   add_data_dir_option(app, args->run.data_dir);
   command.run = [&command, args] { return run_hunt_command(command, *args); };
 
@@ -467,8 +480,9 @@ void add_hunt_command(CLI::App& root, Commands& commands) {
       .add_option("--recipes", promote_args->recipes,
                   "the conformance directory [default: the checkout's "
                   "conformance/, as for `stguard corpus build`]")
-      ->option_text("DIR");
-  promote_app.add_option("DIR", promote_args->dirs);
+      ->option_text("DIR")
+      ->check(role(ValueRole::kOutputDir));
+  promote_app.add_option("DIR", promote_args->dirs)->check(role(ValueRole::kInputDir));
   promote.positionals = &promote_args->dirs;
   promote.run = [&promote, promote_args] { return run_promote(promote, *promote_args); };
 }

@@ -389,6 +389,10 @@ int run_inspect(const Command& command, const InspectArgs& args) {
       std::cout << base::terminal_safe(file) << ": " << error_text(result.error())
                 << (sniffed ? sniff_text(*sniffed) : "") << "\n";
     }
+    if (result.error().reason == Reason::kIoError) {
+      std::cerr << "stguard inspect: could not read " << base::terminal_safe(file)
+                << " (IO_ERROR, exit 2)\n";
+    }
     return exit_code_for(&result.error());
   }
   const std::vector<Lint> lints = describe_lints(*result);
@@ -430,7 +434,7 @@ void add_inspect_command(CLI::App& root, Commands& commands) {
                  "exit status 1 when any NaN or Inf")
       ->disable_flag_override();
   add_parse_flags(command, args->parse);
-  command.app->add_option("FILE", args->files);
+  command.app->add_option("FILE", args->files)->check(role(ValueRole::kInputFile));
   command.positionals = &args->files;
   command.run = [&command, args] { return run_inspect(command, *args); };
 }

@@ -1,10 +1,13 @@
 // cli/main.cc: the stguard command. Registers every subcommand (command.h),
 // parses the command line once with CLI11, and runs the chosen command.
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +35,7 @@ constexpr std::string_view kRootOutro =
     "Run `stguard <command> --help` for the options of a command.\n";
 
 constexpr std::string_view kHelpUsage =
-    "stguard help [COMMAND [SUBCOMMAND] | --options | --man-pages DIR]";
+    "stguard help [COMMAND [SUBCOMMAND] | --options | --arguments | --man-pages DIR]";
 constexpr std::string_view kHelpHelp =
     "Shows the help of stguard, or of one command (`stguard help conform report`).\n"
     "\n"
@@ -41,6 +44,13 @@ constexpr std::string_view kHelpHelp =
     "              long name, else the short one; VALUE empty for a flag;\n"
     "              the lines of the description joined by blanks); the\n"
     "              test suite holds docs/cli.md to this list\n"
+    "  --arguments list every option and positional argument, one per line:\n"
+    "              COMMAND<TAB>NAMES<TAB>VALUE<TAB>ROLE<TAB>COUNT (NAMES\n"
+    "              \"-j,--jobs\", or a positional's name such as FILE;\n"
+    "              ROLE what the values name: flag, text, number, choice,\n"
+    "              input, input-dir, output, output-dir, command or reader,\n"
+    "              one word per value for a positional whose values differ;\n"
+    "              COUNT 1, or * when it may be given several times)\n"
     "  --man-pages DIR  write the man pages, stguard.1 and one per command\n"
     "              (stguard-conform-report.1), into the existing DIR; made\n"
     "              from the same declarations as --help\n";
@@ -64,6 +74,50 @@ void print_options(const Commands& commands) {
                 << description << "\n";
     }
   }
+}
+
+// The role of an argument that declares none: told from its placeholder.
+ValueRole role_from_placeholder(const CLI::Option& option) {
+  const std::string placeholder = option_placeholder(option);
+  if (placeholder == "N" || placeholder == "S" || placeholder == "SECONDS")
+    return ValueRole::kNumber;
+  if (placeholder.find('|') != std::string::npos) return ValueRole::kChoice;
+  return ValueRole::kText;
+}
+
+// `stguard help --arguments`: every option and positional argument with what
+// its values name, for tools (command.h, ValueRole).
+void print_arguments(const Commands& commands) {
+  for (const auto& command : commands.all()) {
+    for (CLI::Option* option : command->app->get_options()) {
+      std::string names;
+      for (const std::string& name : option->get_snames()) {
+        names += (names.empty() ? "-" : ",-") + name;
+      }
+      for (const std::string& name : option->get_lnames()) {
+        names += (names.empty() ? "--" : ",--") + name;
+      }
+      if (option->get_positional()) names = option->get_name();
+      std::string roles;
+      if (option->get_items_expected_max() == 0) {
+        roles = "flag";
+      } else if (declared_roles(*option).empty()) {
+        roles = value_role_name(role_from_placeholder(*option));
+      } else {
+        for (const ValueRole role : declared_roles(*option)) {
+          roles += (roles.empty() ? "" : " ") + std::string(value_role_name(role));
+        }
+      }
+      // How many times a value may be given: once, or any number of times.
+      const bool several = option->get_items_expected_max() > 1 ||
+                           option->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll;
+      std::cout << command->path << "\t" << names << "\t"
+                << (option->get_positional() ? "" : option_placeholder(*option)) << "\t" << roles
+                << "\t" << (several ? "*" : "1") << "\n";
+    }
+  }
+  // Not a CLI11 option: `help` reads its words itself.
+  std::cout << "help\t--man-pages\tDIR\toutput-dir\t1\n";
 }
 
 // `stguard help --man-pages DIR`: every page, or exit 2 naming the one that
@@ -104,6 +158,38 @@ std::vector<std::string> command_names(const Commands& commands) {
     if (command->path.find(' ') == std::string::npos) names.push_back(command->path);
   }
   return names;
+}
+
+// The command the words name before any option ("conform report" for
+// `conform report --html x`), or nullptr.
+const Command* named_command(const Commands& commands, const std::vector<std::string>& words) {
+  const Command* named = nullptr;
+  std::string path;
+  for (const std::string& word : words) {
+    if (word.empty() || word[0] == '-') break;
+    path += (path.empty() ? "" : " ") + word;
+    const Command* command = commands.find(path);
+    if (command == nullptr) break;
+    named = command;
+  }
+  return named;
+}
+
+// `--name=` with nothing after the '=': CLI11 2.1 takes the next word as the
+// value then, so `check --sarif= a.safetensors b.safetensors` wrote the SARIF
+// log over a.safetensors. Such a word is refused before parsing, as
+// `--name ""` is after it. nullopt when no word is one.
+std::optional<std::string> empty_equals_value(const CLI::App& app,
+                                              const std::vector<std::string>& words) {
+  for (const std::string& word : words) {
+    if (word.size() < 4 || word.rfind("--", 0) != 0 || word.find('=') != word.size() - 1) continue;
+    const std::string name = word.substr(0, word.size() - 1);
+    const CLI::Option* option = app.get_option_no_throw(name);
+    if (option == nullptr) continue;  // an unknown option: the parse names it
+    if (option->get_items_expected_max() == 0) return name + " is a flag: it takes no value";
+    return name + " needs a value, not an empty one ('" + word + "' gives none)";
+  }
+  return std::nullopt;
 }
 
 std::string first_word(std::string_view text) {
@@ -166,6 +252,10 @@ int run(int argc, char** argv) {
       print_options(commands);
       return kExitOk;
     }
+    if (topic == std::vector<std::string>{"--arguments"}) {
+      print_arguments(commands);
+      return kExitOk;
+    }
     if (topic.front() == "--man-pages") {
       if (topic.size() != 2) return usage_error(help_command, "--man-pages needs one DIR");
       return write_man_pages(topic[1], root_command, commands);
@@ -193,6 +283,14 @@ int run(int argc, char** argv) {
     } else {
       (dashes ? after_dashes : words).emplace_back(argv[i]);
     }
+  }
+  if (const Command* named = named_command(commands, words)) {
+    if (const std::optional<std::string> empty = empty_equals_value(*named->app, words)) {
+      return usage_error(*named, *empty);
+    }
+  } else if (const std::optional<std::string> empty = empty_equals_value(root, words)) {
+    std::cerr << "stguard: " << base::terminal_safe(*empty) << "\n";
+    return kExitUsage;
   }
   std::vector<std::string> reversed(words.rbegin(), words.rend());  // as CLI11 wants them
   try {
@@ -251,6 +349,15 @@ int run(int argc, char** argv) {
   if (const std::optional<std::string> empty = empty_option_value(*command->app)) {
     return usage_error(*command, *empty);
   }
+  // A --data-dir given is checked even where the command turns out not to
+  // need it (every reader and the corpus given): a folder the user named
+  // that holds no data is a mistake to report, not to ignore.
+  if (const CLI::Option* data = command->app->get_option_no_throw("--data-dir");
+      data != nullptr && data->count() > 0) {
+    if (const base::Result<DataDir> found = find_data_dir(data->as<std::string>()); !found) {
+      return usage_error(*command, found.error().message);
+    }
+  }
   if (!command->run) return usage_error(*command, "which command? (see --help)");
   return command->run();
 }
@@ -259,6 +366,13 @@ int run(int argc, char** argv) {
 }  // namespace stguard::cli
 
 int main(int argc, char** argv) {
+  // A closed pipe on stdout (`stguard check ... | head -1`) and a file size
+  // limit (`ulimit -f`) are write failures to report, exit 2 with the
+  // reports of the work already done written, not signals that end the
+  // process silently with a temporary file left behind. Adapters get the
+  // default dispositions back (conformance/runner/process.cc).
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGXFSZ, SIG_IGN);
   try {
     const int code = stguard::cli::run(argc, argv);
     std::cout.flush();

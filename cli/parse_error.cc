@@ -88,6 +88,16 @@ std::string explain_parse_error(const CLI::ParseError& error, const CLI::App& ap
         const std::string name = word->substr(0, word->find('='));
         return "unknown option '" + name + "'" + did_you_mean(name, option_names(app));
       }
+      // A command made of subcommands (`corpus`, `hunt`): a word there is a
+      // subcommand's name, perhaps mistyped (`corpus bild`).
+      std::vector<std::string> subcommands;
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        subcommands.push_back(sub->get_name());
+      }
+      if (const std::optional<std::string> near = nearest_name(*word, subcommands)) {
+        return "unknown command '" + app.get_name() + " " + *word + "' (did you mean '" +
+               app.get_name() + " " + *near + "'?)";
+      }
       return "unexpected argument '" + *word + "'";
     }
   }
@@ -97,6 +107,11 @@ std::string explain_parse_error(const CLI::ParseError& error, const CLI::App& ap
             0) {
       return typed_name(what.substr(0, what.size() - kFlagOverride.size())) +
              " is a flag: it takes no value";
+    }
+    // CLI11: "sarif: At Most 1 required but received 2": given twice.
+    if (const std::size_t at = what.find(": At Most 1 required but received ");
+        at != std::string::npos) {
+      return typed_name(what.substr(0, at)) + " was given more than once; give it once";
     }
     if (const std::size_t colon = what.find(": ");
         colon != std::string::npos && what.find(" required ") != std::string::npos &&

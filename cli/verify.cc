@@ -226,8 +226,14 @@ void print_finding(const VerifyReport& report, const Finding& f, std::string_vie
   // Messages about a line of the checksum list already name the line.
   const std::string where =
       f.file.empty() ? base::terminal_safe(report.dir) : base::terminal_safe(f.file);
+  // A shard's finding with a parser reason quotes the parser's message, in
+  // which names are already escaped (as `check` shows it, cli/output.h
+  // error_text); escaping its backslashes again would show "\\x1b" where
+  // `check` shows "\x1b".
+  const bool parser_message = f.reason.has_value() && f.category == Category::kShard;
   std::cout << indent << where << ": " << severity_name(f.severity) << " "
-            << finding_kind_name(f.kind) << ": " << base::terminal_safe(f.message);
+            << finding_kind_name(f.kind) << ": "
+            << base::terminal_safe(f.message, {.keep_backslash = parser_message});
   if (f.reason && f.category == Category::kShard) {
     std::cout << " [" << reason_name(*f.reason) << " at byte " << f.offset.value_or(0) << "]";
   }
@@ -311,8 +317,11 @@ void print_text(const VerifyReport& report) {
     for (const verify::ContentFile& f : report.hub->files) {
       if (f.verdict == verify::ContentVerdict::kVerified) ++verified;
     }
-    summary += "; Hub checksums: " + std::to_string(verified) + " of " +
-               base::plural(report.hub->files.size(), "file") + " match";
+    // "0 of 0 files match" would read as a pass of a check that never ran.
+    summary += report.hub->files.empty()
+                   ? std::string("; Hub checksums: none usable, no content verified by them")
+                   : "; Hub checksums: " + std::to_string(verified) + " of " +
+                         base::plural(report.hub->files.size(), "file") + " match";
     if (report.hub->bytes_hashed != 0) {
       char rate[64];
       std::snprintf(rate, sizeof rate, " (%s in %.2f s)",
@@ -387,7 +396,8 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   app.add_option("--sarif", args->sarif,
                  "also write a SARIF 2.1.0 log to FILE: a result per finding, its file "
                  "relative to DIR")
-      ->option_text("FILE");
+      ->option_text("FILE")
+      ->check(role(ValueRole::kOutputFile));
   app.add_flag("-q,--quiet", args->quiet, "no progress bar")->disable_flag_override();
   app.add_flag("-r,--recursive", args->options.recursive,
                "also check subfolders (diffusers: unet/, vae/, ...); "
@@ -403,7 +413,8 @@ void add_verify_command(CLI::App& root, Commands& commands) {
   app.add_option("--sha256", args->options.sha256_file,
                  "checksum list to use instead of DIR/SHA256SUMS; names in "
                  "it are relative to DIR")
-      ->option_text("FILE");
+      ->option_text("FILE")
+      ->check(role(ValueRole::kInputFile));
   app.add_option("-j,--jobs", args->jobs, "hashing threads (default: one per core)")
       ->option_text("N");
   app.add_option("--hash-io", args->hash_io,
@@ -422,7 +433,7 @@ void add_verify_command(CLI::App& root, Commands& commands) {
                  "cache repository, snapshot or cache root; local-dir: "
                  "a `hf download --local-dir` folder")
       ->option_text("L");
-  app.add_option("DIR", args->dirs);
+  app.add_option("DIR", args->dirs)->check(role(ValueRole::kInputDir));
   command.positionals = &args->dirs;
   command.run = [&command, args] { return run_verify(command, *args); };
 }

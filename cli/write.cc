@@ -104,7 +104,9 @@ void add_write_command(CLI::App& root, Commands& commands) {
                                   "what the format forbids)",
                                   kWriteUsage, kWriteIntro, kWriteOutro);
   auto args = std::make_shared<WriteArgs>();
-  command.app->add_option("FILE", args->files);
+  // SPEC is read, OUT written.
+  command.app->add_option("FILE", args->files)
+      ->check(roles({ValueRole::kInputFile, ValueRole::kOutputFile}));
   command.app
       ->add_flag("--protocol", args->protocol,
                  "answer as a writer adapter (docs/writer-protocol.md): one JSON "

@@ -8,6 +8,7 @@
 
 #include "base/parallel.h"
 #include "base/sandbox.h"
+#include "verify/open_files.h"
 
 namespace stguard::verify {
 
@@ -105,7 +106,7 @@ std::vector<FileRead> read_all(const ReadContext& reads, const std::vector<ReadJ
 
   std::atomic<std::uint64_t> done{0};
   base::ParallelOptions parallel;
-  parallel.jobs = reads.options.jobs;
+  parallel.jobs = OpenFiles::reading_threads(reads.options.jobs);
   parallel.tick_interval = reads.options.progress_interval;
   if (reads.options.progress) {
     parallel.on_tick = [&] {

@@ -112,6 +112,8 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "hub_file_unverified";
     case FindingKind::kChecksumSourcesDisagree:
       return "checksum_sources_disagree";
+    case FindingKind::kHubNothingVerified:
+      return "hub_nothing_verified";
   }
   return "unknown";
 }

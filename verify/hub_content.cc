@@ -13,6 +13,7 @@
 #include "base/sandbox.h"
 #include "base/sha256.h"
 #include "verify/findings.h"
+#include "verify/open_files.h"
 
 namespace stguard::verify {
 namespace {
@@ -102,7 +103,7 @@ void hash_contents(std::vector<ContentFile>& files,
                    [&](std::size_t a, std::size_t b) { return files[a].size > files[b].size; });
   std::atomic<std::uint64_t> done{0};
   base::ParallelOptions parallel;
-  parallel.jobs = options.jobs;
+  parallel.jobs = OpenFiles::reading_threads(options.jobs);
   parallel.tick_interval = options.progress_interval;
   if (options.progress) {
     parallel.on_tick = [&] {

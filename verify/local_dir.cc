@@ -197,7 +197,36 @@ LocalDirCheck check_local_dir(const PassContext& context, const ValueScans& valu
   const Listing& folder = context.folder;
   const base::Opened download = base::open_beneath(folder.dir.get(), std::string(kDownloadDir),
                                                    {.follow_symlinks = false, .directory = true});
-  if (!download.fd) return out;
+  // A SHA256SUMS (or --sha256 list) covers what the metadata does not.
+  const bool has_checksum_list =
+      context.options.sha256_file || folder.by_name.count(std::string(kChecksumName)) != 0;
+  // Every shard no usable metadata describes, even when none does (the
+  // download folder missing, a symlink, empty, or its metadata all absent,
+  // directories, FIFOs or symlinks): its content is not verified.
+  const auto report_unverified = [&](const std::set<std::string>& described) {
+    if (has_checksum_list) return;
+    for (const Entry& e : folder.entries) {
+      if (e.role != Role::kShard || described.count(e.name) != 0) continue;
+      findings.push_back(
+          make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
+                       "has no download metadata and no SHA256SUMS lists it; content not verified",
+                       Severity::kWarning));
+    }
+  };
+  // A --local-dir folder in which nothing can be checked is not one that
+  // checks out: the summary's "0 of 0 files match" must not read as a pass.
+  const auto report_nothing_verified = [&](const std::string& why) {
+    if (has_checksum_list) return;
+    findings.push_back(
+        make_finding(FindingKind::kHubNothingVerified, Category::kHub, std::string(kDownloadDir),
+                     why + ", and no SHA256SUMS: no file's content was verified against anything"));
+  };
+  if (!download.fd) {
+    report_unverified({});
+    report_nothing_verified(base::open_error_text(download.err) +
+                            " (the download metadata of `hf download --local-dir`)");
+    return out;
+  }
   // folder_findings calls the top-level .incomplete files stray; here they
   // get their own, more precise finding.
   const std::string download_prefix = std::string(kDownloadDir) + "/";
@@ -220,20 +249,8 @@ LocalDirCheck check_local_dir(const PassContext& context, const ValueScans& valu
     if (f.algorithm == kSha256Algorithm) out.etag_sha256[f.file] = f.expected;
     if (std::optional<FileRead> read = sha256_read_of(f)) out.reads[f.file] = *read;
   }
-  // A SHA256SUMS (or --sha256 list) covers what the metadata does not.
-  const bool has_checksum_list =
-      context.options.sha256_file || folder.by_name.count(std::string(kChecksumName)) != 0;
-  // Every shard no usable metadata describes, even when none does (the
-  // download folder empty, or its metadata all absent, directories, FIFOs or
-  // symlinks): its content is not verified, and the summary's "0 of 0 files
-  // match" must not read as a pass.
-  for (const Entry& e : folder.entries) {
-    if (e.role != Role::kShard || w.described.count(e.name) != 0 || has_checksum_list) continue;
-    findings.push_back(
-        make_finding(FindingKind::kHubFileUnverified, Category::kHub, e.name,
-                     "has no download metadata and no SHA256SUMS lists it; content not verified",
-                     Severity::kWarning));
-  }
+  report_unverified(w.described);
+  if (w.files.empty()) report_nothing_verified("holds no usable download metadata");
   out.hub.files = std::move(w.files);
   return out;
 }

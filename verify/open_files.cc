@@ -5,11 +5,13 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <limits>
 #include <utility>
 
+#include "base/parallel.h"
 #include "base/sandbox.h"
 
 namespace stguard::verify {
@@ -28,6 +30,17 @@ std::size_t OpenFiles::budget() noexcept {
     return std::numeric_limits<std::size_t>::max();
   }
   return static_cast<std::size_t>(limit.rlim_cur / 2);
+}
+
+unsigned OpenFiles::reading_threads(unsigned wanted) noexcept {
+  // Standard streams, the folder and the subfolders being listed, a report
+  // being written, and a margin.
+  constexpr std::size_t kReserved = 12;
+  const unsigned threads = base::effective_jobs(wanted, std::numeric_limits<std::size_t>::max());
+  const std::size_t held = budget();
+  if (held == std::numeric_limits<std::size_t>::max()) return threads;
+  const std::size_t spare = held > kReserved ? held - kReserved : 1;
+  return static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(spare, 1)));
 }
 
 OpenFiles::~OpenFiles() { g_held.fetch_sub(kept_); }

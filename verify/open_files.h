@@ -79,6 +79,14 @@ class OpenFiles {
   static std::size_t held_in_process() noexcept;
   static std::size_t budget() noexcept;
 
+  // How many threads may read files at once: `wanted` (0: one per core),
+  // at most what the other half of the soft RLIMIT_NOFILE leaves after a
+  // reserve for standard streams, folders and reports, since each reading
+  // thread may hold one descriptor of its own (past the budget). At least
+  // one. `verify -j16` under `ulimit -n 24` reads with fewer threads rather
+  // than failing opens with EMFILE.
+  static unsigned reading_threads(unsigned wanted) noexcept;
+
  private:
   // What a file looked like when first opened, to know it again.
   struct Identity {

@@ -123,6 +123,7 @@ enum class FindingKind : std::uint8_t {
   kHubDownloadIncomplete = 61,    // a --local-dir <path>.<etag>.incomplete (size)
   kHubFileUnverified = 62,        // a shard no Hub checksum covers (--local-dir)
   kChecksumSourcesDisagree = 63,  // SHA256SUMS and a Hub checksum name different digests
+  kHubNothingVerified = 64,       // a --local-dir folder whose contents nothing verified
   // Values (with scan_values).
   kTensorNan = 70,      // a floating-point tensor holding NaN
   kTensorInf = 71,      // a floating-point tensor holding +Inf or -Inf

@@ -84,6 +84,25 @@ std::string_view rule_of(std::string_view reason_text) {
   return "ST-ENT-1";
 }
 
+// What a stanza states about one profile, against what the profile does:
+// nullopt when they agree (an offset the stanza leaves out is not checked).
+std::optional<std::string> misstated(std::string_view profile,
+                                     const conformance::ExpectedOutcome& stated,
+                                     const conformance::ExpectedOutcome& real) {
+  const auto said = [](const conformance::ExpectedOutcome& o, bool with_offset) {
+    std::string text = o.accept ? "accept" : "reject " + o.reason;
+    if (!o.accept && with_offset && o.offset) text += " @ " + std::to_string(*o.offset);
+    return text;
+  };
+  const bool agree = stated.accept == real.accept &&
+                     (stated.accept || (stated.reason == real.reason &&
+                                        (!stated.offset || stated.offset == real.offset)));
+  if (agree) return std::nullopt;
+  return "the stanza says " + std::string(profile) + ": " + said(stated, true) +
+         ", but stguard's " + std::string(profile) + " profile does " +
+         said(real, stated.offset.has_value());
+}
+
 std::string outcome_line(const conformance::ExpectedOutcome& o) {
   if (o.accept) return "accept";
   std::string line = "reject " + o.reason;
@@ -288,30 +307,35 @@ std::string_view as_text(const std::vector<std::uint8_t>& bytes) {
 
 }  // namespace
 
+base::Result<std::uint64_t> earlier_hunt_runs(const base::OwnedDir& dir,
+                                              std::string_view reader_name) {
+  if (!dir.made(kHuntFile)) return std::uint64_t{0};
+  const base::Result<std::string> text = base::read_file(dir.path() / kHuntFile);
+  if (!text) return text.error();
+  const nlohmann::json hunt = nlohmann::json::parse(*text, nullptr, false);
+  if (!hunt.is_object() || !hunt.contains("reader") || !hunt["reader"].is_string()) {
+    return base::fail((dir.path() / kHuntFile).string() + ": not what stguard hunt wrote");
+  }
+  if (hunt["reader"].get<std::string>() != reader_name) {
+    return base::fail(dir.path().string() + " holds the findings of reader " +
+                      hunt["reader"].get<std::string>() + ", not " + std::string(reader_name) +
+                      ": give another --out");
+  }
+  if (hunt.contains("runs") && hunt["runs"].is_number_unsigned()) {
+    return hunt["runs"].get<std::uint64_t>();
+  }
+  return std::uint64_t{0};
+}
+
 base::Result<FindingsReport> write_findings(base::OwnedDir& dir,
                                             std::span<const Bucket* const> buckets,
                                             std::string_view reader_name, std::uint64_t runs) {
   FindingsReport report;
   // What earlier hunts into this folder found, when it holds any.
-  std::uint64_t earlier_runs = 0;
+  const base::Result<std::uint64_t> earlier_runs = earlier_hunt_runs(dir, reader_name);
+  if (!earlier_runs) return earlier_runs.error();
   std::vector<std::string> order;
   std::map<std::string, Held> held;
-  if (dir.made(kHuntFile)) {
-    const base::Result<std::string> text = base::read_file(dir.path() / kHuntFile);
-    if (!text) return text.error();
-    const nlohmann::json hunt = nlohmann::json::parse(*text, nullptr, false);
-    if (!hunt.is_object() || !hunt.contains("reader") || !hunt["reader"].is_string()) {
-      return base::fail((dir.path() / kHuntFile).string() + ": not what stguard hunt wrote");
-    }
-    if (hunt["reader"].get<std::string>() != reader_name) {
-      return base::fail(dir.path().string() + " holds the findings of reader " +
-                        hunt["reader"].get<std::string>() + ", not " + std::string(reader_name) +
-                        ": give another --out");
-    }
-    if (hunt.contains("runs") && hunt["runs"].is_number_unsigned()) {
-      earlier_runs = hunt["runs"].get<std::uint64_t>();
-    }
-  }
   if (dir.made("findings.jsonl")) {
     const base::Result<std::string> text = base::read_file(dir.path() / "findings.jsonl");
     if (!text) return text.error();
@@ -383,7 +407,7 @@ base::Result<FindingsReport> write_findings(base::OwnedDir& dir,
   report.total = order.size();
   nlohmann::ordered_json hunt;
   hunt["reader"] = reader_name;
-  hunt["runs"] = earlier_runs + runs;
+  hunt["runs"] = *earlier_runs + runs;
   hunt["buckets"] = order.size();
   const std::pair<std::string_view, std::string> files[] = {
       {"findings.jsonl", std::move(jsonl)},
@@ -410,6 +434,21 @@ base::Result<PromotePlan> promote(const fs::path& hunt_dir, const fs::path& reci
   if (stanzas.empty()) {
     return base::fail(cases_path.string() +
                       ": no recipe stanza in it (not a cases.txt of stguard hunt)");
+  }
+  // One case per stanza: a second `case:` line would slip a case in that
+  // promote never checked.
+  for (const auto& [name, stanza] : stanzas) {
+    std::size_t cases_in_stanza = 0;
+    for (std::size_t at = 0; at < stanza.size();) {
+      if (stanza.compare(at, 6, "case: ") == 0) ++cases_in_stanza;
+      const std::size_t eol = stanza.find('\n', at);
+      at = eol == std::string::npos ? stanza.size() : eol + 1;
+    }
+    if (cases_in_stanza != 1) {
+      return base::fail(cases_path.string() + ": the stanza of " + name + " has " +
+                        std::to_string(cases_in_stanza) +
+                        " case: lines; a stanza holds exactly one case (not promoted)");
+    }
   }
   std::vector<const std::pair<std::string, std::string>*> chosen;
   if (buckets.empty()) {
@@ -448,13 +487,38 @@ base::Result<PromotePlan> promote(const fs::path& hunt_dir, const fs::path& reci
   const base::Result<conformance::RecipeSet> set =
       conformance::load_recipes_with(recipes_dir, std::string(group), text);
   if (!set) return set.error().in("not promoted");
+  // A stanza states what stguard does with its file; a hand-edited one may
+  // state something else, which the manifest would then repeat as fact. So
+  // each case is built and both profiles judge it: the verdicts, reasons,
+  // offsets and (for an accepted file) tensors it states must be theirs.
+  std::size_t checked = 0;
   for (const conformance::Recipe* recipe : set->all()) {
-    if (recipe->group == group && std::find(plan.promoted.begin(), plan.promoted.end(),
-                                            recipe->name) != plan.promoted.end()) {
-      if (const auto built = conformance::build_case(*recipe); !built) {
-        return built.error().in("not promoted");
-      }
+    if (recipe->group != group || std::find(plan.promoted.begin(), plan.promoted.end(),
+                                            recipe->name) == plan.promoted.end()) {
+      continue;
     }
+    const auto built = conformance::build_case(*recipe);
+    if (!built) return built.error().in("not promoted");
+    const Oracle oracle = judge(built->bytes);
+    const std::string where = recipe->id + " (" + cases_path.string() + ")";
+    if (const std::optional<std::string> wrong =
+            misstated("strict", built->strict, oracle.strict)) {
+      return base::fail(where + ": " + *wrong + "; not promoted");
+    }
+    if (const std::optional<std::string> wrong =
+            misstated("reference", built->reference, oracle.reference)) {
+      return base::fail(where + ": " + *wrong + "; not promoted");
+    }
+    if (built->entry.expected && oracle.expected.expected &&
+        built->entry.expected->tensors != oracle.expected.expected->tensors) {
+      return base::fail(where + ": its tensor: lines are not the tensors stguard reads in the " +
+                        "file; not promoted");
+    }
+    ++checked;
+  }
+  if (checked != plan.promoted.size()) {
+    return base::fail(cases_path.string() + ": a stanza to promote made no case of group " +
+                      std::string(group) + "; not promoted");
   }
   plan.text = std::move(text);
   return plan;

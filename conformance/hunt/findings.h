@@ -48,6 +48,13 @@ struct FindingsReport {
   std::size_t total = 0;       // buckets it holds now
 };
 
+// The runs of earlier hunts into `dir` (claimed for "hunt"): 0 when it
+// holds none. Fails when it holds another reader's findings, or a hunt.json
+// stguard hunt did not write; called before a hunt starts, so that a wrong
+// --out is refused before the reader runs, and again by write_findings.
+base::Result<std::uint64_t> earlier_hunt_runs(const base::OwnedDir& dir,
+                                              std::string_view reader_name);
+
 // Writes findings.jsonl, findings/ and cases.txt into `dir` (claimed for
 // "hunt", base/owned_dir.h), merged with what earlier hunts of the same
 // reader left there: a bucket found again adds its hits, and takes this

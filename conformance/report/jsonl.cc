@@ -144,14 +144,28 @@ struct PendingReader {
   std::vector<std::size_t> result_lines;  // parallel to run.results
 };
 
+// Where the texts read together start: the line of the whole each begins
+// on, and its name; empty for one text, whose lines are said as "line N".
+using TextStarts = std::vector<std::pair<std::size_t, std::string>>;
+
+// "line 3", or "b.jsonl line 3" when the texts are named.
+std::string line_name(const TextStarts& starts, std::size_t line) {
+  for (auto it = starts.rbegin(); it != starts.rend(); ++it) {
+    if (line >= it->first) return it->second + " line " + std::to_string(line - it->first + 1);
+  }
+  return "line " + std::to_string(line);
+}
+
 std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view text,
+                                                               const TextStarts& starts,
                                                                std::string& error) {
   std::vector<PendingReader> readers;
   std::map<std::string, std::size_t, std::less<>> reader_index;
   std::size_t line_number = 0;
   std::size_t pos = 0;
+  const auto where = [&](std::size_t line) { return line_name(starts, line); };
   const auto failure = [&](std::size_t line, const std::string& why) {
-    error = "line " + std::to_string(line) + ": " + why;
+    error = where(line) + ": " + why;
     return std::nullopt;
   };
   const auto quoted = [](std::string_view name) {
@@ -252,53 +266,50 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
     PendingReader& reader = readers[it->second];
     if (reader.run.version != version) {
       return failure(line_number, "reader " + quoted(name) + ": version " + quoted(version) +
-                                      " differs from " + quoted(reader.run.version) + " on line " +
-                                      std::to_string(reader.first_line));
+                                      " differs from " + quoted(reader.run.version) + " on " +
+                                      where(reader.first_line));
     }
     if (reader.run.mode != mode) {
       return failure(line_number, "reader " + quoted(name) + ": mode " + quoted(mode) +
-                                      " differs from " + quoted(reader.run.mode) + " on line " +
-                                      std::to_string(reader.first_line));
+                                      " differs from " + quoted(reader.run.mode) + " on " +
+                                      where(reader.first_line));
     }
     if (interrupted) {
       if (reader.skipped_line != 0) {
-        return failure(line_number, "reader " + quoted(name) + " is stopped but skipped on line " +
-                                        std::to_string(reader.skipped_line));
+        return failure(line_number, "reader " + quoted(name) + " is stopped but skipped on " +
+                                        where(reader.skipped_line));
       }
       // Two concatenated files of the same stopped run are harmless; two
       // different stops of one reader are not one run.
       if (reader.interrupted_line != 0 && reader.run.cases_planned != cases_planned) {
         return failure(line_number, "reader " + quoted(name) +
-                                        " stopped with another case count on line " +
-                                        std::to_string(reader.interrupted_line));
+                                        " stopped with another case count on " +
+                                        where(reader.interrupted_line));
       }
       reader.run.interrupted = true;
       reader.run.cases_planned = cases_planned;
       if (reader.interrupted_line == 0) reader.interrupted_line = line_number;
     } else if (skipped) {
       if (reader.interrupted_line != 0) {
-        return failure(line_number, "reader " + quoted(name) + " is skipped but stopped on line " +
-                                        std::to_string(reader.interrupted_line));
+        return failure(line_number, "reader " + quoted(name) + " is skipped but stopped on " +
+                                        where(reader.interrupted_line));
       }
       if (!reader.result_lines.empty()) {
-        return failure(line_number, "reader " + quoted(name) +
-                                        " is skipped but has results (line " +
-                                        std::to_string(reader.result_lines.front()) + ")");
+        return failure(line_number, "reader " + quoted(name) + " is skipped but has results (" +
+                                        where(reader.result_lines.front()) + ")");
       }
       // The same skip in two concatenated files is harmless; two reasons are not.
       if (reader.skipped_line != 0 && reader.run.skip_reason != skip_reason) {
-        return failure(line_number, "reader " + quoted(name) +
-                                        " skipped for another reason on line " +
-                                        std::to_string(reader.skipped_line));
+        return failure(line_number, "reader " + quoted(name) + " skipped for another reason on " +
+                                        where(reader.skipped_line));
       }
       reader.run.skipped = true;
       reader.run.skip_reason = std::move(skip_reason);
       if (reader.skipped_line == 0) reader.skipped_line = line_number;
     } else {
       if (reader.skipped_line != 0) {
-        return failure(line_number, "reader " + quoted(name) +
-                                        " has results but is skipped on line " +
-                                        std::to_string(reader.skipped_line));
+        return failure(line_number, "reader " + quoted(name) + " has results but is skipped on " +
+                                        where(reader.skipped_line));
       }
       reader.run.results.push_back(std::move(result));
       reader.result_lines.push_back(line_number);
@@ -320,8 +331,7 @@ std::optional<std::vector<ReaderRun>> read_json_lines_or_throw(std::string_view 
         const std::size_t again = reader.result_lines[order[i]];
         return failure(std::max(first, again), "reader " + quoted(reader.run.name) + ": case " +
                                                    quoted(results[order[i]].case_id) +
-                                                   " already on line " +
-                                                   std::to_string(std::min(first, again)));
+                                                   " already on " + where(std::min(first, again)));
       }
     }
     ReaderRun run;
@@ -395,11 +405,14 @@ std::string json_lines(std::span<const ReaderRun> runs) {
   return out;
 }
 
-base::Result<std::vector<ReaderRun>> read_json_lines(std::string_view text) {
+namespace {
+
+base::Result<std::vector<ReaderRun>> read_with_starts(std::string_view text,
+                                                      const TextStarts& starts) {
   std::string message;
   std::optional<std::vector<ReaderRun>> runs;
   try {
-    runs = read_json_lines_or_throw(text, message);
+    runs = read_json_lines_or_throw(text, starts, message);
   } catch (const std::exception& e) {
     // Only the allocator can get here: every field access is type-checked.
     message = std::string("cannot read JSON lines: ") + e.what();
@@ -407,6 +420,25 @@ base::Result<std::vector<ReaderRun>> read_json_lines(std::string_view text) {
   }
   if (!runs) return base::fail(std::move(message));
   return std::move(*runs);
+}
+
+}  // namespace
+
+base::Result<std::vector<ReaderRun>> read_json_lines(std::string_view text) {
+  return read_with_starts(text, {});
+}
+
+base::Result<std::vector<ReaderRun>> read_json_lines(std::span<const NamedText> texts) {
+  std::string all;
+  TextStarts starts;
+  std::size_t lines = 0;
+  for (const NamedText& t : texts) {
+    starts.emplace_back(lines + 1, t.name);
+    all += t.text;
+    if (!all.empty() && all.back() != '\n') all += '\n';
+    lines = static_cast<std::size_t>(std::count(all.begin(), all.end(), '\n'));
+  }
+  return read_with_starts(all, starts);
 }
 
 }  // namespace stguard::conformance

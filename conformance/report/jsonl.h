@@ -48,6 +48,15 @@ std::string json_lines(std::span<const ReaderRun> runs);
 // of memory is reported as an error too).
 base::Result<std::vector<ReaderRun>> read_json_lines(std::string_view text);
 
+// Several files read as one (`conform report a.jsonl b.jsonl`): the same,
+// with each line named by its file ("b.jsonl line 3: ...", "... already on
+// a.jsonl line 1").
+struct NamedText {
+  std::string name;
+  std::string_view text;
+};
+base::Result<std::vector<ReaderRun>> read_json_lines(std::span<const NamedText> texts);
+
 }  // namespace stguard::conformance
 
 #endif  // STGUARD_CONFORMANCE_REPORT_JSONL_H_

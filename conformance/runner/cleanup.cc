@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -172,15 +174,94 @@ AdapterRegistration::~AdapterRegistration() {
   registry().erase(pid_);
 }
 
-pid_t AdapterRegistration::fork_registered(const std::string& token) {
-  const std::lock_guard<std::mutex> lock(registry_mutex());
-  const pid_t pid = ::fork();
-  if (pid > 0) {
-    pid_ = pid;
-    token_ = token;
-    registry()[pid] = token;
+namespace {
+
+// One fork asked of the forking thread.
+struct ForkRequest {
+  const std::function<void()>* in_child = nullptr;
+  const std::string* token = nullptr;
+  pid_t pid = -1;
+  int err = 0;
+  bool done = false;
+};
+
+// The thread that makes every fork (fork_registered), and its queue.
+class Forker {
+ public:
+  static Forker& instance() {
+    // Never destroyed: the thread runs until the process ends.
+    static Forker* forker = new Forker;
+    return *forker;
   }
-  return pid;
+
+  void fork(ForkRequest& request) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    queue_.push_back(&request);
+    wake_.notify_all();
+    done_.wait(lock, [&] { return request.done; });
+  }
+
+ private:
+  Forker() {
+    // The thread takes no signal: the stop handlers run on the threads that
+    // wait for adapters, and each child unblocks all before it runs.
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    std::thread([this] { loop(); }).detach();
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  }
+
+  void loop() {
+    const pid_t parent = ::getpid();
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return !queue_.empty(); });
+      ForkRequest& request = *queue_.front();
+      queue_.erase(queue_.begin());
+      {
+        const std::lock_guard<std::mutex> registry_lock(registry_mutex());
+        request.pid = ::fork();
+        request.err = errno;
+        if (request.pid == 0) {
+          // Dies with the runner; if the runner is already gone (it died
+          // before prctl), at once.
+          ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+          if (::getppid() != parent) ::_exit(127);
+          sigset_t none;
+          sigemptyset(&none);
+          ::sigprocmask(SIG_SETMASK, &none, nullptr);
+          (*request.in_child)();
+          ::_exit(127);
+        }
+        if (request.pid > 0) registry()[request.pid] = *request.token;
+      }
+      request.done = true;
+      done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::vector<ForkRequest*> queue_;
+};
+
+}  // namespace
+
+pid_t AdapterRegistration::fork_registered(const std::string& token,
+                                           const std::function<void()>& in_child) {
+  ForkRequest request;
+  request.in_child = &in_child;
+  request.token = &token;
+  Forker::instance().fork(request);
+  if (request.pid > 0) {
+    pid_ = request.pid;
+    token_ = token;
+  }
+  errno = request.err;
+  return request.pid;
 }
 
 std::size_t kill_leftovers(pid_t group, const std::string& token) {

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace stguard::conformance {
@@ -54,9 +55,17 @@ class AdapterRegistration {
   AdapterRegistration(const AdapterRegistration&) = delete;
   AdapterRegistration& operator=(const AdapterRegistration&) = delete;
   ~AdapterRegistration();
-  // Forks under the registry lock; in the parent registers (pid, token).
-  // Returns fork()'s value.
-  pid_t fork_registered(const std::string& token);
+  // Forks under the registry lock and registers (pid, token); the child
+  // runs `in_child` (async-signal-safe calls only; it must exec or _exit)
+  // with every signal unblocked. Returns the child's pid, or -1 (errno set).
+  //
+  // The child is set to receive SIGKILL when this process dies, even by
+  // SIGKILL (PR_SET_PDEATHSIG), so that no adapter outlives a runner that
+  // could not clean up. The kernel sends that signal when the *thread* that
+  // forked ends, and the persistent adapters are shared by the pool's
+  // threads, which end one by one: every fork is therefore made by one
+  // thread that lives as long as the process.
+  pid_t fork_registered(const std::string& token, const std::function<void()>& in_child);
 
  private:
   pid_t pid_ = 0;

@@ -85,6 +85,7 @@ struct Pipe {
   // The runner ignores nothing, but be explicit: a reader gets default signal
   // dispositions whatever the parent had.
   ::signal(SIGPIPE, SIG_DFL);
+  ::signal(SIGXFSZ, SIG_DFL);
   // A fixed umask, whatever the runner's: a writer's "file not readable by
   // others" lint must reflect the mode the writer chose, not the umask of
   // the shell or CI job that ran `stguard conform`.
@@ -204,15 +205,15 @@ SpawnedAdapter spawn_adapter(const std::vector<std::string>& argv,
     return adapter;
   }
   adapter.registration = std::make_unique<AdapterRegistration>();
-  const pid_t pid = adapter.registration->fork_registered(adapter.token);
-  if (pid < 0) {
-    adapter.spawn_error = std::string("fork: ") + std::strerror(errno);
-    return adapter;
-  }
-  if (pid == 0) {
+  const std::function<void()> in_child = [&] {
     exec_child(executable_text.c_str(), arg_pointers.data(), env_pointers.data(),
                working_dir_text.c_str(), in.read_end, out.write_end, err.write_end,
                exec_error.write_end, limits.address_space_bytes);
+  };
+  const pid_t pid = adapter.registration->fork_registered(adapter.token, in_child);
+  if (pid < 0) {
+    adapter.spawn_error = std::string("fork: ") + std::strerror(errno);
+    return adapter;
   }
   // Also from the parent, so the group exists before any kill(-pid) below
   // (EACCES once the child has exec'd is harmless: it did it itself).

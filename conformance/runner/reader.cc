@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "base/file_io.h"
+#include "base/json.h"
 #include "conformance/model/release.h"
 
 namespace stguard::conformance {
@@ -105,6 +106,11 @@ base::Result<ReaderSpec> load_reader_dir(const std::filesystem::path& dir,
   const std::filesystem::path path = dir / file_name;
   const base::Result<std::string> text = base::read_file(path);
   if (!text) return text.error();
+  // A repeated key would leave one of its values in force silently, as a
+  // repeated key in a header would.
+  if (const std::string duplicate = base::first_duplicate_key(*text); !duplicate.empty()) {
+    return base::fail(path.string() + ": " + duplicate);
+  }
   json object = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (object.is_discarded() || !object.is_object()) {
     return base::fail(path.string() + ": not a JSON object");

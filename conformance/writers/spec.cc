@@ -2,11 +2,11 @@
 // stguard's canonical writer (spec.h).
 #include "conformance/writers/spec.h"
 
-#include <set>
 #include <span>
 #include <vector>
 
 #include "base/hex.h"
+#include "base/json.h"
 #include "stguard/dtype.h"
 #include "stguard/writer.h"
 
@@ -73,90 +73,14 @@ base::Result<void> read_tensor(const Json& entry, const std::string& where, Spec
   return {};
 }
 
-// Finds the first key an object of the spec repeats. nlohmann's document
-// keeps one of the two silently ({"name":"a","name":"b"} wrote "b"), so a
-// spec that repeats a key would say one thing and be written as another;
-// adapter answers with duplicate keys are refused for the same reason
-// (conformance/runner/answer.h). A parse error ends the pass without a
-// finding: the document parse then reports it with its own message.
-class DuplicateKeyFinder : public nlohmann::json_sax<Json> {
- public:
-  // "tensors[0]: duplicate key \"name\"", "" when no key repeats.
-  const std::string& finding() const { return finding_; }
-
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return open(true); }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(false); }
-  bool end_array() override { return close(); }
-  bool key(string_t& text) override {
-    Frame& top = frames_.back();
-    if (!top.keys.insert(text).second) {
-      const std::string where = path();
-      finding_ = (where.empty() ? "" : where + ": ") + "duplicate key " +
-                 Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
-      return false;
-    }
-    top.key = text;
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false;
-  }
-
- private:
-  struct Frame {
-    bool object = false;
-    std::set<std::string> keys;  // an object's keys so far
-    std::string key;             // an object's current key
-    std::size_t next = 0;        // an array's next index
-  };
-
-  // The path of the container on top, as read_tensor names places:
-  // "tensors[2].shape"; "" for the spec object itself.
-  std::string path() const {
-    std::string out;
-    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
-      const Frame& frame = frames_[i];
-      if (frame.object) {
-        out += (out.empty() ? "" : ".") + frame.key;
-      } else {
-        out += "[" + std::to_string(frame.next - 1) + "]";
-      }
-    }
-    return out;
-  }
-  bool value() {
-    if (!frames_.empty() && !frames_.back().object) ++frames_.back().next;
-    return true;
-  }
-  bool open(bool object) {
-    value();
-    frames_.push_back(Frame{object, {}, {}, 0});
-    return true;
-  }
-  bool close() {
-    frames_.pop_back();
-    return true;
-  }
-
-  std::vector<Frame> frames_;
-  std::string finding_;
-};
-
 }  // namespace
 
 base::Result<WriterSpec> parse_writer_spec(std::string_view text) {
-  DuplicateKeyFinder duplicates;
-  Json::sax_parse(text, &duplicates);
-  if (!duplicates.finding().empty()) {
-    return base::fail(duplicates.finding());
+  // nlohmann's document keeps one of two equal keys silently
+  // ({"name":"a","name":"b"} wrote "b"): a spec that repeats a key would say
+  // one thing and be written as another.
+  if (const std::string duplicate = base::first_duplicate_key(text); !duplicate.empty()) {
+    return base::fail(duplicate);
   }
   Json doc;
   try {

@@ -133,6 +133,37 @@ TEST(OwnedDirTest, DirectoriesItMadeGoWhenEmpty) {
   EXPECT_TRUE(fs::exists(out / kOwnedMarker));
 }
 
+// A folder it made, replaced by a link to the user's folder holding the
+// same files, at any depth: cleaning never follows the link (it once
+// removed the user's files), and writing never goes through it.
+TEST(OwnedDirTest, CleaningAndWritingNeverFollowALink) {
+  for (const std::string linked : {"g", "g/h"}) {
+    SCOPED_TRACE(linked);
+    stguard_test::TempDir scratch;
+    const fs::path out = scratch.path() / "corpus";
+    {
+      Result<OwnedDir> dir = OwnedDir::claim(out, "corpus build");
+      ASSERT_TRUE(dir) << dir.error().message;
+      ASSERT_TRUE(dir->write("g/h/file.bin", "x"));
+      ASSERT_TRUE(dir->write("g/top.bin", "y"));
+    }
+    const fs::path users = scratch.path() / "users";
+    fs::rename(out / linked, users);
+    fs::create_directory_symlink(users, out / linked);
+    Result<OwnedDir> dir = OwnedDir::claim(out, "corpus build");
+    ASSERT_TRUE(dir) << dir.error().message;
+    // Writing through the link is refused.
+    EXPECT_FALSE(dir->write("g/h/file.bin", "changed"));
+    const Result<OwnedDir::Stale> stale = dir->remove_stale({});
+    ASSERT_TRUE(stale) << stale.error().message;
+    const fs::path behind = linked == "g" ? users / "h/file.bin" : users / "file.bin";
+    EXPECT_EQ(read_text(behind), "x");
+    if (linked == "g") EXPECT_EQ(read_text(users / "top.bin"), "y");
+    EXPECT_TRUE(fs::is_symlink(out / linked));
+    EXPECT_FALSE(stale->kept_changed.empty());
+  }
+}
+
 TEST(OwnedDirTest, ASecondClaimWhileTheFirstHoldsIsRefused) {
   stguard_test::TempDir scratch;
   {

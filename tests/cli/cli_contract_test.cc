@@ -12,6 +12,7 @@
 #include <iterator>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -32,16 +33,23 @@ struct Registered {
   std::string description;  // its lines joined by blanks
 };
 
+// The fields of a line of `stguard help --options` or `--arguments`, an
+// empty last one included.
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream columns(line);
+  for (std::string field; std::getline(columns, field, '\t');) fields.push_back(field);
+  if (!line.empty() && line.back() == '\t') fields.emplace_back();
+  return fields;
+}
+
 std::vector<Registered> registered_options() {
   const stguard_test::CliRun run = run_cli({"help", "--options"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   std::vector<Registered> options;
   std::istringstream lines(run.out);
   for (std::string line; std::getline(lines, line);) {
-    std::vector<std::string> fields;
-    std::istringstream columns(line);
-    for (std::string field; std::getline(columns, field, '\t');) fields.push_back(field);
-    if (line.back() == '\t') fields.emplace_back();
+    const std::vector<std::string> fields = tab_fields(line);
     if (fields.size() != 4) {
       ADD_FAILURE() << "not COMMAND<TAB>OPTION<TAB>VALUE<TAB>DESCRIPTION: " << line;
       continue;
@@ -186,6 +194,105 @@ TEST(CliContract, EveryRegisteredOptionIsInDocsCliMd) {
         << "docs/cli.md, `stguard " << documented << "`, does not document " << option
         << " of `stguard " << command << "`";
   }
+}
+
+// One argument as `stguard help --arguments` lists it.
+struct Listed {
+  std::string command;  // "conform report"
+  std::string names;    // "-j,--jobs", or a positional's name ("FILE")
+  std::string value;    // "N", "" for a flag and a positional
+  std::string roles;    // "output", "input output"
+};
+
+std::vector<Listed> listed_arguments() {
+  const stguard_test::CliRun run = run_cli({"help", "--arguments"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  std::vector<Listed> out;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    const std::vector<std::string> fields = tab_fields(line);
+    if (fields.size() != 5) {
+      ADD_FAILURE() << "not COMMAND<TAB>NAMES<TAB>VALUE<TAB>ROLE<TAB>COUNT: " << line;
+      continue;
+    }
+    out.push_back({fields[0], fields[1], fields[2], fields[3]});
+  }
+  return out;
+}
+
+// The fuzzer of tests/hostile knows a command line's outputs from the roles
+// declared where the options are: every value that is a path or a command
+// declares what it is, so that a new option writing a file cannot go unseen.
+TEST(CliContract, EveryPathOrCommandArgumentDeclaresItsRole) {
+  static const std::set<std::string> kRoles = {"flag",    "text",      "number", "choice",
+                                               "input",   "input-dir", "output", "output-dir",
+                                               "command", "reader"};
+  const std::vector<Listed> listed = listed_arguments();
+  ASSERT_GE(listed.size(), 90u);
+  std::set<std::string> commands;
+  for (const Listed& a : listed) {
+    commands.insert(a.command);
+    std::istringstream words(a.roles);
+    std::vector<std::string> roles;
+    for (std::string role; words >> role;) {
+      EXPECT_TRUE(kRoles.count(role)) << a.command << " " << a.names << ": role " << role;
+      roles.push_back(role);
+    }
+    const bool positional = a.names[0] != '-';
+    const bool names_a_path = positional || a.value.find("FILE") != std::string::npos ||
+                              a.value.find("DIR") != std::string::npos || a.value == "CMD";
+    if (names_a_path && !(a.command == "help" && positional)) {
+      for (const std::string& role : roles) {
+        EXPECT_TRUE(role != "text" && role != "flag")
+            << "`stguard " << a.command << "` " << a.names << " " << a.value
+            << " names a path or a command but declares no role (cli/command.h, declare_roles)";
+      }
+    }
+  }
+  // Every command is listed, with the outputs the docs promise.
+  for (const char* command :
+       {"check", "inspect", "verify", "corpus build", "corpus list", "corpus export", "conform",
+        "conform report", "adapter", "hunt", "hunt promote", "write", "help"}) {
+    EXPECT_TRUE(commands.count(command)) << command;
+  }
+  const auto role_of = [&](const std::string& command, const std::string& names) {
+    for (const Listed& a : listed) {
+      if (a.command == command && a.names == names) return a.roles;
+    }
+    return std::string("(not listed)");
+  };
+  EXPECT_EQ(role_of("check", "--sarif"), "output");
+  EXPECT_EQ(role_of("write", "FILE"), "input output");
+  EXPECT_EQ(role_of("conform", "--out-dir"), "output-dir");
+  EXPECT_EQ(role_of("help", "--man-pages"), "output-dir");
+}
+
+// `--x=` once took the next word as its value (`check --sarif= a b` wrote
+// the SARIF log over the model `a`). For every option of every command that
+// takes a value, `--x=` is refused as `--x ""` is, and the word after it is
+// left alone.
+TEST(CliContract, AnEmptyEqualsValueIsRefusedForEveryOption) {
+  const stguard_test::TempDir dir;
+  const std::string victim = dir.file("victim.safetensors");
+  std::ofstream(victim) << "not to be touched";
+  std::size_t tried = 0;
+  for (const Listed& a : listed_arguments()) {
+    if (a.names[0] != '-' || a.value.empty() || a.command == "help") continue;
+    const std::string name = a.names.substr(a.names.rfind(',') + 1);
+    if (name.rfind("--", 0) != 0) continue;
+    std::vector<std::string> args;
+    std::istringstream words(a.command);
+    for (std::string word; words >> word;) args.push_back(word);
+    args.push_back(name + "=");
+    args.push_back(victim);
+    const stguard_test::CliRun r = run_cli(args);
+    ++tried;
+    EXPECT_EQ(r.exit_code, 2) << a.command << " " << name << "=: " << r.out << r.err;
+    EXPECT_NE(r.err.find(name + " needs a value, not an empty one"), std::string::npos)
+        << a.command << " " << name << "=: " << r.err;
+    EXPECT_EQ(stguard_test::read_text(victim), "not to be touched") << a.command << " " << name;
+  }
+  EXPECT_GE(tried, 50u);
 }
 
 }  // namespace

@@ -187,6 +187,18 @@ TEST_F(CliTest, UsageErrorsNameTheWordAsTypedWithTheNearestName) {
        "stguard corpus build: --out needs a value, not an empty one\n"},
       {{"chek", valid}, "stguard: unknown command 'chek' (did you mean 'check'?)\n"},
       {{"help", "chek"}, "stguard help: unknown command 'chek' (did you mean 'check'?)\n"},
+      // CLI11 once said "At Most 1 required but received 2", and no "did you
+      // mean" came for a mistyped subcommand.
+      {{"check", "--sarif", "a", "--sarif", "b", valid},
+       "stguard check: --sarif was given more than once; give it once\n"},
+      {{"corpus", "bild"},
+       "stguard corpus: unknown command 'corpus bild' (did you mean 'corpus build'?)\n"},
+      {{"hunt", "promot", "x"},
+       "stguard hunt: unknown command 'hunt promot' (did you mean 'hunt promote'?)\n"},
+      // `--x=` never takes the next word as its value.
+      {{"check", "--sarif=", valid, valid},
+       "stguard check: --sarif needs a value, not an empty one ('--sarif=' gives none)\n"},
+      {{"check", "--json=", valid}, "stguard check: --json is a flag: it takes no value\n"},
   };
   for (const auto& [args, first_line] : cases) {
     const CliRun r = run_cli(args);
@@ -224,7 +236,12 @@ TEST_F(CliTest, ConformReportNamesTheInputAtFault) {
   const std::string bad = dir_.write("bad.jsonl", std::vector<std::uint8_t>{'{', '"', 'x', '\n'});
   const CliRun r = run_cli({"conform", "report", good, bad});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("stguard conform report: " + bad + ": line 1: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("stguard conform report: " + bad + " line 1: ", 0), 0u) << r.err;
+  // Two files that disagree are both named (the message once said "line 2:
+  // ... already on line 1", naming neither).
+  const CliRun twice = run_cli({"conform", "report", good, good});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find(good + " line 1"), std::string::npos) << twice.err;
 }
 
 // Recipes that cannot be read are work not done (exit 2), not recipes found
@@ -369,6 +386,15 @@ TEST_F(CliTest, CheckExitCodes) {
   EXPECT_EQ(run_cli({"check", missing_file()}).exit_code, 2);
   EXPECT_EQ(run_cli({"check", gap, missing_file()}).exit_code, 2);
   EXPECT_EQ(run_cli({"check", "--", valid}).exit_code, 0);
+  // Why the status is 2 is said on stderr too, naming the file: the
+  // verdicts on stdout may be going to a script.
+  const CliRun missing = run_cli({"check", "--json", valid, missing_file()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err,
+            "stguard check: could not read " + missing_file() + " (IO_ERROR, exit 2)\n");
+  const CliRun inspected = run_cli({"inspect", missing_file()});
+  EXPECT_EQ(inspected.err,
+            "stguard inspect: could not read " + missing_file() + " (IO_ERROR, exit 2)\n");
 }
 
 TEST_F(CliTest, CheckTextNamesVerdictReasonAndOffset) {

@@ -4,12 +4,14 @@
 // the manifests, docs/spec.md, the licence and SHA256SUMS that check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/files.h"
 #include "tests/support/run_cli.h"
@@ -96,6 +98,44 @@ TEST(CorpusExportCli, FlatOrTarballNotBoth) {
   EXPECT_NE(both.err.find("one of --flat DIR and --tarball DIR"), std::string::npos) << both.err;
   const CliRun neither = run_cli({"corpus", "export", "--data-dir", kSource.string()});
   EXPECT_EQ(neither.exit_code, 2);
+}
+
+// `corpus export --flat` once kept a file the user had edited, of a case no
+// longer in the corpus, without a word; `corpus build` says it.
+TEST(CorpusExportCli, FlatSaysWhichStaleFilesItKept) {
+  const TempDir dir;
+  const fs::path flat = dir.path() / "flat";
+  ASSERT_EQ(run_cli({"corpus", "export", "--flat", flat.string(), "--corpus",
+                     (kSource / "corpus").string()})
+                .exit_code,
+            0);
+  // The next corpus lacks two cases: one file left as exported, one edited.
+  const fs::path smaller = dir.path() / "corpus";
+  fs::copy(kSource / "corpus", smaller, fs::copy_options::recursive);
+  nlohmann::json manifest = nlohmann::json::parse(read_text(smaller / "manifest.json"));
+  std::vector<std::string> flat_names;
+  for (int i = 0; i < 2; ++i) {
+    const nlohmann::json gone = manifest["cases"][0];
+    manifest["cases"].erase(manifest["cases"].begin());
+    const std::string prefix = gone["verdict"] == "accept"   ? "y_"
+                               : gone["verdict"] == "reject" ? "n_"
+                                                             : "i_";
+    std::string id = gone["id"];
+    std::replace(id.begin(), id.end(), '/', '_');
+    flat_names.push_back(prefix + id + ".safetensors");
+  }
+  std::ofstream(smaller / "manifest.json") << manifest.dump();
+  ASSERT_TRUE(fs::exists(flat / flat_names[1])) << flat_names[1];
+  std::ofstream(flat / flat_names[1]) << "edited";
+  const CliRun r =
+      run_cli({"corpus", "export", "--flat", flat.string(), "--corpus", smaller.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("removed stale " + flat_names[0]), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kept " + flat_names[1] + ": an earlier export made it, but it changed"),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(flat / flat_names[0]));
+  EXPECT_EQ(read_text(flat / flat_names[1]), "edited");
 }
 
 }  // namespace

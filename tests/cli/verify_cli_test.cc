@@ -47,6 +47,27 @@ TEST(VerifyCli, GoodFolderExitsZero) {
   EXPECT_TRUE(json.err.empty()) << json.err;  // no progress bar when not a TTY
 }
 
+// A name with an escape sequence, quoted in the parser's message, once
+// showed as "\\x1b[2J" in verify where check shows "\x1b[2J": one escaping
+// for the terminal, the same in both.
+TEST(VerifyCli, AParserMessageIsEscapedOnceAsCheckShowsIt) {
+  const TempDir dir;
+  const std::string header = R"({"a\u001b[2J":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+                             R"("a\u001b[2J":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})";
+  std::string file(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i)
+    file[i] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  file += header + "xy";
+  std::ofstream(dir.file("model.safetensors"), std::ios::binary) << file;
+  const stguard_test::CliRun check =
+      stguard_test::run_cli({"check", dir.file("model.safetensors")});
+  const stguard_test::CliRun verify = run_verify_cli({dir.path().string()});
+  const std::string shown = R"(tensor name "a\x1b[2J" appears twice)";
+  EXPECT_NE(check.out.find(shown), std::string::npos) << check.out;
+  EXPECT_NE(verify.out.find(shown), std::string::npos) << verify.out;
+  EXPECT_EQ(verify.out.find('\x1b'), std::string::npos) << verify.out;
+}
+
 TEST(VerifyCli, ProblemsExitOneOneLinePerFinding) {
   const TempDir dir;
   write_good_model(dir);

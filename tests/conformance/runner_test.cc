@@ -298,6 +298,11 @@ TEST(ConformReaderSpec, ReaderJson) {
   EXPECT_EQ(spec->mode, conf::AdapterMode::kPlain);
   EXPECT_TRUE(spec->setup.empty());
   EXPECT_EQ(spec->working_dir, std::filesystem::absolute(dir.path()));
+  // A repeated key once left one of its values in force silently.
+  write(R"({"name":"r","command":["x"],"command":["${STGUARD}","adapter"]})");
+  EXPECT_NE(failure_of(conf::load_reader_dir(dir.path(), "/bin/self"))
+                .find("reader.json: duplicate key \"command\""),
+            std::string::npos);
   for (const std::string& bad :
        {std::string(R"({"command":["x"]})"), std::string(R"({"name":"r","command":[]})"),
         std::string(R"({"name":"r","command":["x"],"mode":"xml"})"), std::string("[")}) {

@@ -20,6 +20,7 @@
 #include "conformance/hunt/oracle.h"
 #include "tests/support/failure_of.h"
 #include "tests/support/file_builder.h"
+#include "tests/support/files.h"
 #include "tests/support/temp_dir.h"
 
 namespace {
@@ -29,6 +30,7 @@ namespace fs = std::filesystem;
 using stguard::hunt::Bucket;
 using stguard_test::failure_of;
 using stguard_test::FileBuilder;
+using stguard_test::read_text;
 using stguard_test::TempDir;
 
 // A conformance directory with the real rules and no cases yet (the ref:
@@ -262,6 +264,52 @@ TEST(HuntFindings, PromoteRefusesAStanzaThatWouldBreakTheCorpusBuild) {
   EXPECT_EQ(failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {})),
             (hunt_dir.path() / "cases.txt").string() +
                 ": no recipe stanza in it (not a cases.txt of stguard hunt)");
+}
+
+// A stanza once stated whatever it said: `strict: reject OFFSET_GAP` for a
+// file with a repeated key, a wrong `@ offset`, a second `case:` line; the
+// manifest then repeated it as fact. Promote builds each case and has both
+// profiles judge it.
+TEST(HuntFindings, PromoteRefusesAStanzaThatMisstatesTheVerdict) {
+  std::size_t offsets_edited = 0;
+  for (const Bucket& bucket : sample_buckets()) {
+    const TempDir hunt_dir;
+    const TempDir recipes;
+    make_recipes_dir(recipes.path());
+    write_hunt(hunt_dir.path(), {bucket});
+    const std::string cases = read_text(hunt_dir.path() / "cases.txt");
+    // The stanza as written promotes (a control for the edits below).
+    ASSERT_TRUE(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {})) << cases;
+    const std::size_t strict_at = cases.find("\nstrict: ");
+    ASSERT_NE(strict_at, std::string::npos) << cases;
+    const std::size_t strict_end = cases.find('\n', strict_at + 1);
+    const std::string strict_line = cases.substr(strict_at + 1, strict_end - strict_at - 1);
+    const auto with_strict = [&](const std::string& line) {
+      return cases.substr(0, strict_at + 1) + line + cases.substr(strict_end);
+    };
+    std::vector<std::pair<std::string, std::string>> edits = {
+        {"another reason", with_strict(strict_line.rfind("strict: reject OFFSET_GAP", 0) == 0
+                                           ? "strict: reject DUPLICATE_KEY"
+                                           : "strict: reject OFFSET_GAP")},
+        {"the other verdict",
+         with_strict(strict_line == "strict: accept" ? "strict: reject DUPLICATE_KEY"
+                                                     : "strict: accept")},
+        {"a second case", cases + "case: smuggled\n"},
+    };
+    if (const std::size_t at = strict_line.find(" @ "); at != std::string::npos) {
+      edits.emplace_back("another offset", with_strict(strict_line.substr(0, at) + " @ 1"));
+      ++offsets_edited;
+    }
+    for (const auto& [what, text] : edits) {
+      std::ofstream(hunt_dir.path() / "cases.txt") << text;
+      const std::string error =
+          failure_of(stguard::hunt::promote(hunt_dir.path(), recipes.path(), "hunt", {}));
+      EXPECT_NE(error.find("not promoted"), std::string::npos) << what << ": " << error << "\n"
+                                                               << cases;
+      EXPECT_FALSE(fs::exists(recipes.path() / "cases" / "hunt.txt")) << what;
+    }
+  }
+  EXPECT_GT(offsets_edited, 0u);
 }
 
 // A second hunt into the folder of the first once deleted its findings.

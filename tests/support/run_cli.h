@@ -128,9 +128,17 @@ struct CliRunOptions {
   // When non-zero: RLIMIT_FSIZE in bytes, with SIGXFSZ ignored, so that
   // writing a regular file past it fails with EFBIG, as on a full disk.
   rlim_t file_size_limit = 0;
+  // With file_size_limit: leave SIGXFSZ at its default, as a shell's
+  // `ulimit -f` does, so that the command must ignore it itself.
+  bool default_sigxfsz = false;
+  // When non-zero: RLIMIT_NOFILE (soft and hard), as `ulimit -n` sets it.
+  rlim_t open_files_limit = 0;
   // stdout goes here instead of a capture file (e.g. "/dev/full"); out is
   // then empty.
   std::string stdout_path = {};
+  // stdout is a pipe nobody reads, closed before the command starts
+  // (`stguard ... | true`); out is then empty.
+  bool stdout_closed = false;
   std::string working_dir = {};  // "" for this process's
 };
 
@@ -154,6 +162,14 @@ inline CliRunAs run_cli_as(const std::vector<std::string>& args, const CliRunOpt
   for (std::string& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
   CliRunAs run;
+  int closed_pipe[2] = {-1, -1};
+  if (options.stdout_closed) {
+    if (::pipe2(closed_pipe, O_CLOEXEC) != 0) {
+      ADD_FAILURE() << "pipe failed";
+      return run;
+    }
+    ::close(closed_pipe[0]);  // the reader went away
+  }
   const pid_t pid = ::fork();
   if (pid < 0) {
     ADD_FAILURE() << "fork failed";
@@ -161,7 +177,9 @@ inline CliRunAs run_cli_as(const std::vector<std::string>& args, const CliRunOpt
   }
   if (pid == 0) {
     if (!options.working_dir.empty() && ::chdir(options.working_dir.c_str()) != 0) ::_exit(125);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    const int out = options.stdout_closed
+                        ? closed_pipe[1]
+                        : ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
     if (options.unprivileged && ::geteuid() == 0) {
@@ -170,14 +188,21 @@ inline CliRunAs run_cli_as(const std::vector<std::string>& args, const CliRunOpt
       }
     }
     if (options.file_size_limit != 0) {
-      ::signal(SIGXFSZ, SIG_IGN);  // ignored stays ignored across exec
+      // Ignored stays ignored across exec; default is what a shell gives.
+      ::signal(SIGXFSZ, options.default_sigxfsz ? SIG_DFL : SIG_IGN);
       const struct rlimit limit { options.file_size_limit, options.file_size_limit };
       if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(123);
     }
+    if (options.open_files_limit != 0) {
+      const struct rlimit limit { options.open_files_limit, options.open_files_limit };
+      if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) ::_exit(122);
+    }
+    ::signal(SIGPIPE, SIG_DFL);  // as a shell starts a command, whatever the test has
     for (const auto& [name, value] : options.env) ::setenv(name.c_str(), value.c_str(), 1);
     ::execv(STGUARD_CLI_PATH, argv.data());
     ::_exit(127);
   }
+  if (closed_pipe[1] >= 0) ::close(closed_pipe[1]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
@@ -187,7 +212,7 @@ inline CliRunAs run_cli_as(const std::vector<std::string>& args, const CliRunOpt
   }
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
-  if (options.stdout_path.empty()) run.out = read_text(out_path);
+  if (options.stdout_path.empty() && !options.stdout_closed) run.out = read_text(out_path);
   run.err = read_text(err_path);
   return run;
 }

@@ -97,6 +97,9 @@ TEST(VerifyFolder, CouldNotRun) {
 TEST(VerifyStray, LeftoversOfInterruptedDownloadsAreWarnings) {
   const TempDir dir;
   write_good_model(dir);
+  // The contents are verified (a --local-dir folder with no usable metadata
+  // and no SHA256SUMS would be hub_nothing_verified, an error).
+  write_sums(dir);
   dir.write(kShard2 + ".part", bytes_of("partial"));
   dir.write(kShard3 + ".incomplete", bytes_of("partial"));
   dir.write("." + kShard1 + ".Xy12Ab", bytes_of("rsync temp"));

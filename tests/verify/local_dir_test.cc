@@ -165,9 +165,10 @@ TEST(LocalDirHostile, BadMetadataFilesAreWarningsWithAReason) {
 }
 
 // A shard whose metadata is absent, a directory, a FIFO or a symlink is not
-// covered by any Hub checksum: hub_file_unverified, even when no metadata in
-// the folder is usable (the summary's "0 of 0 files match" is no pass), and
-// a metadata name that is no file has its own finding. The FIFO never blocks.
+// covered by any Hub checksum: hub_file_unverified, and a metadata name that
+// is no file has its own finding. With no usable metadata in the folder at
+// all, nothing was verified: the error hub_nothing_verified (the summary's
+// "0 of 0 files match" is no pass). The FIFO never blocks.
 TEST(LocalDirHostile, ShardWithoutUsableMetadataIsUnverified) {
   for (const std::string variant : {"absent", "directory", "fifo", "symlink"}) {
     SCOPED_TRACE(variant);
@@ -189,7 +190,9 @@ TEST(LocalDirHostile, ShardWithoutUsableMetadataIsUnverified) {
     }
     const VerifyReport report = verify_path(dir.path());
     EXPECT_EQ(report.layout, Layout::kLocalDir);
-    EXPECT_EQ(report.exit_code(), 0) << describe(report);
+    EXPECT_EQ(report.exit_code(), 1) << describe(report);
+    EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_nothing_verified"})
+        << describe(report);
     std::multiset<std::string> expected{"hub_file_unverified"};
     if (variant != "absent") expected.insert("hub_metadata_invalid");
     EXPECT_EQ(warning_kinds(report), expected) << describe(report);
@@ -223,6 +226,53 @@ TEST(LocalDirHostile, MetadataNamingAPathOutsideIsNeverOpened) {
   ASSERT_TRUE(report.hub.has_value());
   for (const ContentFile& f : report.hub->files)
     EXPECT_TRUE(f.actual.empty() || f.file != "config.json");
+}
+
+// `--layout local-dir` on a folder whose download metadata is missing, a
+// symlink or a file verified nothing: an error with a reason, each shard
+// unverified, never "OK". A SHA256SUMS beside it verifies the contents.
+TEST(LocalDirHostile, ForcedLocalDirWithoutMetadataIsNotAPass) {
+  for (const std::string variant :
+       {"no-cache", "no-download", "download-symlink", "download-file", "dangling-cache"}) {
+    SCOPED_TRACE(variant);
+    const TempDir dir;
+    dir.write("model.safetensors", stguard_test::make_shard({"w"}));
+    const fs::path cache = dir.path() / ".cache/huggingface";
+    if (variant == "no-download") fs::create_directories(cache);
+    if (variant == "download-symlink") {
+      fs::create_directories(cache);
+      fs::create_directories(dir.path() / "elsewhere");
+      fs::create_directory_symlink(dir.path() / "elsewhere", cache / "download");
+    }
+    if (variant == "download-file") {
+      fs::create_directories(cache);
+      write_text((cache / "download").string(), "not a folder\n");
+    }
+    if (variant == "dangling-cache") {
+      fs::create_directories(dir.path() / ".cache");
+      fs::create_symlink(dir.path() / "nowhere", cache);
+    }
+    stguard::verify::VerifyOptions options;
+    options.layout = Layout::kLocalDir;
+    const VerifyReport report = verify_path(dir.path(), options);
+    EXPECT_EQ(report.layout, Layout::kLocalDir);
+    EXPECT_EQ(report.exit_code(), 1) << describe(report);
+    EXPECT_EQ(error_kinds(report), std::multiset<std::string>{"hub_nothing_verified"})
+        << describe(report);
+    EXPECT_EQ(warning_kinds(report), std::multiset<std::string>{"hub_file_unverified"})
+        << describe(report);
+    const Finding* f = find(report, FindingKind::kHubNothingVerified);
+    ASSERT_NE(f, nullptr);
+    EXPECT_FALSE(f->message.empty());
+
+    // With a SHA256SUMS, the contents are verified by it: no finding.
+    write_text(dir.file("SHA256SUMS"),
+               stguard::base::sha256_hex(read_text(dir.file("model.safetensors"))) +
+                   "  model.safetensors\n");
+    const VerifyReport listed = verify_path(dir.path(), options);
+    EXPECT_EQ(listed.exit_code(), 0) << describe(listed);
+    EXPECT_TRUE(listed.findings.empty()) << describe(listed);
+  }
 }
 
 TEST(LocalDirHostile, DownloadFolderThatIsASymlinkIsIgnored) {
