@@ -50,13 +50,19 @@ if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsa
 # the first: conform.bundled (label conform), which grades the bundled
 # readers' answers and costs minutes of node start-ups; the house rules
 # (label lint: formatting, module table, docs, clang-tidy), which read the
-# source, not a build; and install.cli_installed_data, which installs and
+# source, not a build; install.cli_installed_data, which installs and
 # packages the build to check the install rules, the data lookup and the
-# .deb. g++ still builds every target, runs every unit test, the Python
-# package's tests and the library consumers. Its preset is a unity build
-# (docs/building.md), which took its build from 409 s to 224 s.
+# .deb; and the end-to-end runs of the whole command (label once: hostile
+# file systems, the command-line fuzzer, truncation races, grading Python
+# readers; and the end-to-end suites HuntEndToEnd, ConformWriter and
+# ConformCli), whose subject is the command's behaviour, not code a second
+# compiler could build otherwise. g++ still builds every target, runs every
+# unit test, the corpus replay, the Python package's API and plugin tests and
+# the library consumers. Its preset is a unity build (docs/building.md),
+# which took its build from 409 s to 224 s.
 if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
 if [ "$compilers" = all ]; then
-  run_preset gcc-asan-ubsan -LE '^(conform|lint)$' -E '^install[.]cli_installed_data$'
+  run_preset gcc-asan-ubsan -LE '^(conform|lint|once)$' \
+    -E '^(install[.]cli_installed_data|HuntEndToEnd[.].*|ConformWriter[.].*|ConformCli[.].*)$'
 fi
 echo "== total: $SECONDS s"

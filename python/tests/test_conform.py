@@ -25,22 +25,31 @@ def results(path: Path) -> dict[str, dict]:
     return out
 
 
+# Groups of the corpus in which the naive reader both passes and fails, with
+# accepted files whose tensors are compared: enough for the two ways of
+# grading to disagree if they can, at a fifth of the corpus's cost.
+GROUPS = ["layout/*", "dtypes/*", "json-syntax/*", "metadata/*"]
+
+
 def test_grades_equal_the_adapters_case_by_case(tmp_path, monkeypatch):
     monkeypatch.chdir(EXAMPLE_READER_DIR)
+    cases = [word for group in GROUPS for word in ("--case", group)]
     in_process = subprocess.run(
         [sys.executable, "-m", "stguard", "conform", "minimal_reader:answer", "--name", "naive",
-         "--out-dir", str(tmp_path / "py"), "-j", "2"],
+         "--out-dir", str(tmp_path / "py"), "-j", "2", *cases],
         env=stguard._drive.worker_env(), capture_output=True, text=True)
     assert in_process.returncode == 1, in_process.stderr  # the naive reader fails cases
     adapter = subprocess.run(
         [str(stguard._paths.executable()), "conform", "--adapter",
          f"{sys.executable} {EXAMPLE_READER_DIR / 'minimal_reader.py'}", "--name", "naive",
-         "--out-dir", str(tmp_path / "adapter"), "-j", "2"],
+         "--out-dir", str(tmp_path / "adapter"), "-j", "2", *cases],
         env=stguard._drive.worker_env(), capture_output=True, text=True)
     assert adapter.returncode == 1, adapter.stderr
     py = results(tmp_path / "py" / "results.jsonl")
     ad = results(tmp_path / "adapter" / "results.jsonl")
-    assert len(py) > 400 and py.keys() == ad.keys()
+    assert len(py) > 150 and py.keys() == ad.keys()
+    grades = {record["grade"] for record in py.values()}
+    assert "PASS" in grades and len(grades) > 1, grades
     for case in py:
         assert py[case]["grade"] == ad[case]["grade"], case
     for name in ("summary.txt", "results.jsonl", "junit.xml", "matrix.html"):
