@@ -25,11 +25,24 @@ else
     \( -name '*.cc' -o -name '*.h' -o -name '*.c' \) -print | sed 's|^\./||' | sort)
 fi
 
+existing=()
+for f in "${files[@]}"; do [ -f "$f" ] && existing+=("$f"); done
+# One clang-format process for every file, whose complaints name the files
+# ("FILE:LINE:COL: error: code should be clang-formatted"): a process per
+# file took the check from 3 s to 54 s.
 off=()
-for f in "${files[@]}"; do
-  [ -f "$f" ] || continue
-  if ! "$clang_format" --dry-run -Werror "$f" >/dev/null 2>&1; then off+=("$f"); fi
-done
+if [ "${#existing[@]}" -gt 0 ]; then
+  status=0
+  report="$("$clang_format" --dry-run -Werror "${existing[@]}" 2>&1 >/dev/null)" || status=$?
+  mapfile -t off < <(printf '%s\n' "$report" |
+    sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*$/\1/p' | sort -u)
+  # A failure that names no file (clang-format could not read one) is not a pass.
+  if [ "$status" -ne 0 ] && [ "${#off[@]}" -eq 0 ]; then
+    printf '%s\n' "$report" >&2
+    echo "format-check: $clang_format failed" >&2
+    exit 2
+  fi
+fi
 if [ "${#off[@]}" -eq 0 ]; then
   echo "format-check: ${#files[@]} files formatted"
   exit 0
