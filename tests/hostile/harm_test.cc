@@ -23,6 +23,7 @@
 
 #include "tests/hostile/hostile_support.h"
 #include "tests/support/child_process.h"
+#include "tests/support/files.h"
 #include "tests/support/recipe_subset.h"
 #include "tests/support/run_cli.h"
 
@@ -101,11 +102,12 @@ TEST(Harm, AFileSizeLimitIsAWriteFailureThatLeavesNothing) {
 // The processes whose parent is `parent`, and whether each is alive.
 std::vector<pid_t> live_children_of(pid_t parent) {
   std::vector<pid_t> out;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
+  std::error_code ec;
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename();
     if (name.empty() || name[0] < '0' || name[0] > '9') continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = stguard_test::read_text(entry.path() / "stat");
     const std::size_t close = text.rfind(')');
     if (close == std::string::npos || close + 4 > text.size()) continue;
     char state = '?';
@@ -117,8 +119,7 @@ std::vector<pid_t> live_children_of(pid_t parent) {
 }
 
 bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = stguard_test::read_text("/proc/" + std::to_string(pid) + "/stat");
   const std::size_t close = text.rfind(')');
   return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
 }

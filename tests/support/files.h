@@ -5,20 +5,32 @@
 #ifndef STGUARD_TESTS_SUPPORT_FILES_H_
 #define STGUARD_TESTS_SUPPORT_FILES_H_
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
 
 namespace stguard_test {
 
 // The bytes of `path`; "" when it cannot be read, which a test comparing
-// contents shows as a mismatch.
+// contents shows as a mismatch. With read(2), not a stream: libstdc++'s
+// filebuf throws when a read fails after the open (a folder, EIO, a
+// /proc/PID file whose process exited meanwhile: ESRCH).
 inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[65536];
+  ssize_t got = 0;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0)
+    text.append(buffer, static_cast<std::size_t>(got));
+  ::close(fd);
+  if (got < 0) text.clear();
+  return text;
 }
 
 // Writes `bytes` to `path`, creating its parent folders. A file the test

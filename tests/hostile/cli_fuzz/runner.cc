@@ -15,9 +15,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include "tests/support/files.h"
 
 extern char** environ;
 
@@ -38,12 +41,11 @@ struct ProcInfo {
 // STATE PPID ...", COMM may hold blanks and parentheses: the last ')' ends it).
 std::vector<ProcInfo> children_of(pid_t parent) {
   std::vector<ProcInfo> out;
-  DIR* proc = ::opendir("/proc");
+  const std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), ::closedir);
   if (proc == nullptr) return out;
-  while (const dirent* e = ::readdir(proc)) {
+  while (const dirent* e = ::readdir(proc.get())) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = stguard_test::read_text(std::string("/proc/") + e->d_name + "/stat");
     const std::size_t close = text.rfind(')');
     if (close == std::string::npos || close + 4 > text.size()) continue;
     ProcInfo info;
@@ -57,13 +59,11 @@ std::vector<ProcInfo> children_of(pid_t parent) {
     info.session = session;
     if (info.parent == parent) out.push_back(info);
   }
-  ::closedir(proc);
   return out;
 }
 
 std::string command_line_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = stguard_test::read_text("/proc/" + std::to_string(pid) + "/cmdline");
   for (char& c : text) {
     if (c == '\0') c = ' ';
   }
