@@ -17,6 +17,10 @@
 // (one command line; no backslashes here, which g++ reads as a comment
 // continued onto the next line, -Wcomment)
 //
+// --layers=SPEC runs everything with only some of the parser's fast paths
+// (parser/src/layers.h: "none" is the plain path, "-window" all but one);
+// the figure against the default "all" is what a layer earns.
+//
 // --file=PATH (repeatable) also times strict validate_header of that file's
 // prefix and header, read once before the runs, as file/PATH/strict_validate:
 // the in-process figure whole_process.sh sets beside `stguard check PATH`.
@@ -34,6 +38,7 @@
 #include <vector>
 
 #include "checkpoint_headers.h"
+#include "parser/src/layers.h"
 #include "stguard/header.h"
 
 namespace {
@@ -241,7 +246,38 @@ bool register_files(int& argc, char** argv) {
 
 }  // namespace
 
+// Takes --layers=SPEC out of argv: the fast paths in force, or nullopt (and
+// a message) for a SPEC that names no layer.
+std::optional<stguard::detail::Layers> take_layers(int& argc, char** argv) {
+  constexpr std::string_view kFlag = "--layers=";
+  stguard::detail::Layers layers;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.substr(0, kFlag.size()) != kFlag) {
+      argv[kept++] = argv[i];
+      continue;
+    }
+    const auto parsed = stguard::detail::Layers::parse(arg.substr(kFlag.size()));
+    if (!parsed) {
+      std::fprintf(stderr,
+                   "stguard_checkpoint_bench: %s: not all, none, a list of layers or a list of "
+                   "-layers (parser/src/layers.h)\n",
+                   argv[i]);
+      return std::nullopt;
+    }
+    layers = *parsed;
+  }
+  argc = kept;
+  return layers;
+}
+
 int main(int argc, char** argv) {
+  const std::optional<stguard::detail::Layers> layers = take_layers(argc, argv);
+  if (!layers) return 1;
+  // Benchmarks run on this thread, where the switches are set.
+  const stguard::detail::LayersInForce in_force(*layers);
+  std::fprintf(stderr, "layers: %s\n", layers->names().c_str());
   if (!register_files(argc, argv)) return 1;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

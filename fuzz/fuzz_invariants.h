@@ -1,7 +1,10 @@
 // Invariants shared by the harnesses: what must hold for any input, accepted
 // or rejected, in both profiles. Two levels:
 //   check_profiles  one parse per profile and the checks that cost next to
-//                   nothing beside it (fuzz_parse, kept lean for throughput);
+//                   nothing beside it, and one more parse with a profile
+//                   and a combination of fast paths drawn from the input,
+//                   which must answer alike (fuzz_parse, kept lean for
+//                   throughput);
 //   check_all       check_profiles' checks plus the cross-checks that parse
 //                   again: validate_header agrees with parse_header, the
 //                   first 8 + N bytes alone give the same answer, and so does
@@ -25,6 +28,7 @@
 
 #include "conformance/mutate/format_math.h"
 #include "parser/src/header_window.h"
+#include "parser/src/layers.h"
 #include "stguard/stguard.h"
 
 namespace stguard_fuzz {
@@ -121,10 +125,73 @@ inline void check_strict_implies_reference(const stguard::Result<stguard::Header
   check(same_header(*strict, *reference), "strict and reference read different headers");
 }
 
-// The lean level: one parse per profile.
+// The same answer to the last byte: the same header, or the same reason,
+// offset and message.
+inline bool same_result(const stguard::Result<stguard::Header>& a,
+                        const stguard::Result<stguard::Header>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (a) return same_header(*a, *b);
+  return same_error(a.error(), b.error()) && a.error().message == b.error().message;
+}
+
+// The combination of fast paths drawn for an input: from its size and a few
+// of its bytes, so that a saved input replays with the same layers. One in
+// four inputs gets the plain path alone.
+inline stguard::detail::Layers drawn_layers(const std::uint8_t* data, std::size_t size) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL * (size + 1);
+  if (size > 0)
+    h ^= (std::uint64_t{data[0]} << 8) ^ (std::uint64_t{data[size / 2]} << 24) ^
+         (std::uint64_t{data[size - 1]} << 40);
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 32;
+  if ((h & 3) == 0) return stguard::detail::Layers::plain();
+  return stguard::detail::Layers::from_bits(static_cast<std::uint32_t>(h >> 2));
+}
+
+// The comparative tester (parser/src/layers.h): every fast path is a layer
+// over the plain path that must never change an answer. With the layers
+// `layers` in force, parse reads the input exactly as with all of them
+// (`parsed`): the same header, or the same reason, offset and message; and
+// with `also_validate`, so does validate_header.
+inline void check_layers(const std::uint8_t* data, std::size_t size, stguard::Profile profile,
+                         const stguard::Result<stguard::Header>& parsed,
+                         const stguard::detail::Layers& layers, bool also_validate = true) {
+  stguard::ParseOptions options;
+  options.profile = profile;
+  const std::span<const std::uint8_t> bytes(data, size);
+  const stguard::detail::LayersInForce in_force(layers);
+  const stguard::Result<stguard::Header> other = stguard::parse(bytes, options);
+  if (!same_result(other, parsed)) {
+    std::fprintf(stderr, "layers on: %s; all layers: %s; these: %s\n", layers.names().c_str(),
+                 parsed ? "accept" : parsed.error().to_string().c_str(),
+                 other ? "accept" : other.error().to_string().c_str());
+    fail("a combination of fast paths reads the input otherwise than all of them");
+  }
+  if (!also_validate) return;
+  const stguard::Result<stguard::HeaderSummary> summary =
+      stguard::validate_header(bytes, size, options);
+  check(summary.has_value() == parsed.has_value() &&
+            (parsed ? summary->tensor_count == parsed->tensors.size()
+                    : same_error(summary.error(), parsed.error()) &&
+                          summary.error().message == parsed.error().message),
+        "validate_header with a combination of fast paths gives another answer");
+}
+
+// The lean level: one parse per profile, and the comparative tester: one
+// more parse, in a profile and with a combination of fast paths both drawn
+// from the input (a third more work per input, not twice as much; the
+// harnesses of check_all compare both profiles and validate_header too).
 inline void check_profiles(const std::uint8_t* data, std::size_t size) {
-  check_strict_implies_reference(parse_checked(data, size, stguard::Profile::kStrict),
-                                 parse_checked(data, size, stguard::Profile::kReference));
+  const stguard::Result<stguard::Header> strict =
+      parse_checked(data, size, stguard::Profile::kStrict);
+  const stguard::Result<stguard::Header> reference =
+      parse_checked(data, size, stguard::Profile::kReference);
+  check_strict_implies_reference(strict, reference);
+  const stguard::detail::Layers layers = drawn_layers(data, size);
+  const bool in_strict = size == 0 || (data[size / 3] & 1) == 0;
+  check_layers(data, size, in_strict ? stguard::Profile::kStrict : stguard::Profile::kReference,
+               in_strict ? strict : reference, layers, /*also_validate=*/false);
 }
 
 // Where an error's offset may point, per reason (error.h): the length prefix
@@ -341,6 +408,9 @@ inline void check_cross(const std::uint8_t* data, std::size_t size, stguard::Pro
   check_tight_limits(data, size, profile, parsed);
   check_simd_paths(data, size, profile, parsed);
   check_window(data, size, profile, parsed);
+  // The plain path alone, and a combination drawn from the input.
+  check_layers(data, size, profile, parsed, stguard::detail::Layers::plain());
+  check_layers(data, size, profile, parsed, drawn_layers(data, size));
 }
 
 // Everything: check_profiles plus check_cross in both profiles.

@@ -18,6 +18,7 @@
 
 #include "asan_marks.h"
 #include "header_window.h"
+#include "layers.h"
 #include "message.h"
 
 namespace stguard {
@@ -300,7 +301,7 @@ auto read_head_and(int fd, const ParseOptions& options, Whole&& whole, InWindow&
       parse_header_length(std::span<const std::uint8_t>(prefix, prefix_len), *size, options.limits);
   if (!n) return std::move(n).error();
 
-  if (*n >= kWindowFrom) {
+  if (*n >= kWindowFrom && detail::layers().window) {
     FileHeaderWindow window(fd, *n, *size);
     if (auto accepted = in_window(*size, window)) return std::move(*accepted);
   }

@@ -4,11 +4,13 @@
 #include <optional>
 #include <string>
 
+#include "checks.h"
 #include "header_scanner.h"
 #include "header_window.h"
 #include "huge_pages.h"
 #include "json_syntax.h"
 #include "kernels/kernels.h"
+#include "layers.h"
 #include "layout.h"
 #include "little_endian.h"
 #include "message.h"
@@ -41,11 +43,12 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
   const detail::Kernels& kernels = detail::kernels_for(options.simd);
   auto utf8_fault = [&]() -> std::optional<Error> {
     const std::size_t bad = kernels.find_invalid_utf8(header_begin, header_size);
-    if (bad == header_size) return std::nullopt;
+    if (bad == header_size || STGUARD_LET_THROUGH(kHeaderNotUtf8, {})) return std::nullopt;
     return Error{Reason::kHeaderNotUtf8, 8 + static_cast<std::uint64_t>(bad),
                  "header is not valid UTF-8 (invalid sequence starting here)"};
   };
-  const bool checked_first = header_size < detail::kUtf8CheckFirstBelow;
+  const bool checked_first =
+      header_size < detail::kUtf8CheckFirstBelow || !detail::layers().utf8_after_scan;
   if (checked_first) {
     if (auto fault = utf8_fault()) return fault;
   }
@@ -67,12 +70,15 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
     // scanner stopped at is the first. A syntax fault the pass finds at the
     // scanner's byte keeps the scanner's message, which knows where in the
     // format it was.
-    if (fault.reason == Reason::kHeaderBadStart || scanner.value_read_whole() ||
-        scanner.stopped_at_syntax_error()) {
+    const detail::Layers& layers = detail::layers();
+    if (fault.reason == Reason::kHeaderBadStart) return fault;
+    if (layers.syntax_shortcuts &&
+        (scanner.value_read_whole() || scanner.stopped_at_syntax_error())) {
       return fault;
     }
     std::optional<Error> syntax = detail::find_json_syntax_error(
-        header_begin, header_begin + header_size, 8, kernels, scanner.member_in_progress());
+        header_begin, header_begin + header_size, 8, kernels,
+        layers.syntax_resume ? scanner.member_in_progress() : nullptr);
     if (syntax && (fault.reason != Reason::kHeaderNotJson || fault.offset != syntax->offset)) {
       return std::move(*syntax);
     }
@@ -147,7 +153,7 @@ Result<std::uint64_t> parse_header_length(std::span<const std::uint8_t> first_by
       limits.max_header_bytes.value_or(kStrictLimits.max_header_bytes);
   // Upstream checks the cap before the file length, so a huge N on a short
   // file is HEADER_TOO_LARGE.
-  if (n > max_header_bytes) {
+  if (n > max_header_bytes && !STGUARD_LET_THROUGH(kHeaderTooLarge, {})) {
     return Error{
         Reason::kHeaderTooLarge, 0,
         detail::message("header length ", n, " exceeds max_header_bytes ", max_header_bytes)};

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "checks.h"
 #include "huge_pages.h"
 #include "message.h"
 
@@ -18,6 +19,10 @@ constexpr std::size_t kUsualMetadataEntries = 4;
 
 ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
   ResolvedLimits limits = resolve_limits(options.profile, options.limits);
+  // A cap left out (checks.h) is a reader without it.
+  if (STGUARD_LET_THROUGH(kTooManyTensors, {})) limits.max_tensors = kNoLimit;
+  if (STGUARD_LET_THROUGH(kRankTooHigh, {})) limits.max_rank = kNoLimit;
+  if (STGUARD_LET_THROUGH(kNameTooLong, {})) limits.max_name_bytes = kNoLimit;
   limits.max_tensors = std::min(limits.max_tensors, kMaxTensorsSupported);
   return limits;
 }
@@ -56,7 +61,7 @@ bool HeaderScanner::name_fault(const StringValue& name, const std::uint8_t* at,
                              std::uint64_t{name.text.size()}, " bytes exceeds max_name_bytes ",
                              limits_.max_name_bytes));
   }
-  if (strict() && name.has_nul) {
+  if (strict() && name.has_nul && !STGUARD_LET_THROUGH(kNulInName, {})) {
     return lex_.fail(Reason::kNameInvalid, at,
                      message(is_metadata_key ? "metadata key " : "tensor name ", Quoted{name.text},
                              " contains U+0000 (C-string readers would see a different name)"));
@@ -138,6 +143,7 @@ bool HeaderScanner::scan(ScannedHeader& out) {
   // Strict: a repeated tensor name is a fault at the repeat, so it wins over
   // any fault the scan found later, and over every check after the scan. (In
   // a window, where the repeat may be in bytes let go, a fault declines.)
+  if (STGUARD_LET_THROUGH(kRepeatedTensorName, {})) return scanned;  // both kept
   if (window_ != nullptr) return decline();
   const auto [first, second] = *repeat;
   const TensorRecord& t = out.tensors[second];
@@ -148,6 +154,7 @@ bool HeaderScanner::scan(ScannedHeader& out) {
 }
 
 bool HeaderScanner::names_still_ascending(std::string_view name, bool decoded) {
+  if (!layers_.ascending_names) names_ascending_ = false;
   if (!names_ascending_) return false;
   if (out_->tensors.size() == 1 || previous_name_ < name) {  // the first, or after the last
     if (decoded) {
@@ -304,7 +311,7 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
     return lex_.fail(Reason::kHeaderNotJson, lex_.pos(),
                      "invalid JSON: the header is empty (N = 0)");
   }
-  if (strict()) {
+  if (strict() && !STGUARD_LET_THROUGH(kLeadingWhitespace, {})) {
     if (lex_.peek() != '{') {  // not the end: the header is not empty
       return lex_.fail(Reason::kHeaderBadStart, lex_.pos(),
                        "the header must begin with '{' (no leading whitespace or BOM)");
@@ -331,12 +338,15 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
       const std::uint8_t* key_at = lex_.pos();
       member_in_progress_ = key_at;
       StringValue key;
-      if (!lex_.read_plain_string(key) && !lex_.read_string(key_scratch_, key)) return false;
+      if (!(layers_.plain_strings && lex_.read_plain_string(key)) &&
+          !lex_.read_string(key_scratch_, key)) {
+        return false;
+      }
       lex_.skip_whitespace();
       if (!lex_.expect(':', "':' after a key")) return false;
       lex_.skip_whitespace();
       if (key.text == kMetadataKey) {
-        if (metadata_seen) {
+        if (metadata_seen && !STGUARD_LET_THROUGH(kRepeatedMetadata, {})) {
           return lex_.fail(Reason::kDuplicateKey, key_at, "\"__metadata__\" appears twice");
         }
         metadata_seen = true;
@@ -429,16 +439,17 @@ bool HeaderScanner::read_document(ScannedHeader& out) {
   if (strict()) {
     const std::uint8_t* p = lex_.pos();
     while (p < lex_.end() && *p == ' ') ++p;
-    if (p != lex_.end()) {
+    if (p != lex_.end() && !STGUARD_LET_THROUGH(kPaddingNotSpace, {})) {
       // Bytes that are not JSON whitespace make the header not JSON; header.cc
       // then finds that syntax error, which wins (docs/reasons.md).
       return lex_.fail_after_end(Reason::kHeaderBadPadding, p);
     }
+    if (p != lex_.end()) p = lex_.end();  // left out (checks.h): ignored
     lex_.set_pos(p);
     return true;
   }
   lex_.skip_whitespace();
-  if (lex_.pos() != lex_.end()) {
+  if (lex_.pos() != lex_.end() && !STGUARD_LET_THROUGH(kSecondValue, {})) {
     return lex_.fail_after_end(Reason::kHeaderNotJson, lex_.pos());
   }
   return true;
@@ -450,7 +461,7 @@ bool HeaderScanner::read_metadata(
   const int c = lex_.peek();
   if (c == 'n') {
     if (!lex_.read_literal("null")) return false;
-    if (strict()) {
+    if (strict() && !STGUARD_LET_THROUGH(kMetadataNotObject, {})) {
       return lex_.fail(Reason::kMetadataInvalid, value_at,
                        "\"__metadata__\" is null (must be an object of strings)");
     }
@@ -459,6 +470,10 @@ bool HeaderScanner::read_metadata(
   }
   if (c != '{') {
     if (!starts_value(c)) return lex_.fail_syntax(lex_.pos(), "a JSON value");
+    if (STGUARD_LET_THROUGH(kMetadataNotObject, {})) {
+      metadata.reset();  // left out (checks.h): no metadata
+      return lex_.skip_value(1);
+    }
     return lex_.fail(Reason::kMetadataInvalid, value_at,
                      "\"__metadata__\" must be an object of string values");
   }
@@ -485,7 +500,8 @@ bool HeaderScanner::read_metadata(
     const std::uint32_t existing = metadata_keys_.find_or_insert(
         pairs.back().first, new_index,
         [&pairs](std::uint32_t i) -> std::string_view { return pairs[i].first; });
-    if (existing != NameIndex::kAbsent && strict()) {
+    if (existing != NameIndex::kAbsent && strict() &&
+        !STGUARD_LET_THROUGH(kRepeatedMetadataKey, {})) {
       return lex_.fail(Reason::kDuplicateKey, key_at,
                        message("metadata key ", Quoted{pairs.back().first}, " appears twice"));
     }
@@ -493,15 +509,19 @@ bool HeaderScanner::read_metadata(
     if (!lex_.expect(':', "':' after a metadata key")) return false;
     lex_.skip_whitespace();
     const std::uint8_t* string_at = lex_.pos();
+    StringValue value;
     if (lex_.peek() != '"') {
       if (!starts_value(lex_.peek())) return lex_.fail_syntax(lex_.pos(), "a JSON value");
-      return lex_.fail(
-          Reason::kMetadataInvalid, string_at,
-          message("metadata value for ", Quoted{pairs.back().first}, " is not a string"));
+      if (!STGUARD_LET_THROUGH(kMetadataValueNotString, {})) {
+        return lex_.fail(
+            Reason::kMetadataInvalid, string_at,
+            message("metadata value for ", Quoted{pairs.back().first}, " is not a string"));
+      }
+      if (!lex_.skip_value(2)) return false;  // left out (checks.h): an empty value
+    } else if (!lex_.read_string(value_scratch_, value)) {
+      return false;
     }
-    StringValue value;
-    if (!lex_.read_string(value_scratch_, value)) return false;
-    if (strict() && value.has_nul) {
+    if (strict() && value.has_nul && !STGUARD_LET_THROUGH(kNulInMetadataValue, {})) {
       return lex_.fail(
           Reason::kMetadataInvalid, string_at,
           message("metadata value for ", Quoted{pairs.back().first}, " contains U+0000"));

@@ -24,6 +24,7 @@
 
 #include "header_window.h"
 #include "json_lexer.h"
+#include "layers.h"
 #include "name_index.h"
 #include "scanned_header.h"
 #include "sizes.h"
@@ -156,6 +157,8 @@ class HeaderScanner {
   bool window_at_end_ = true;  // the bytes in memory reach the header's end
   bool declined_ = false;
   const ParseOptions& options_;
+  // The fast paths in force (layers.h), read once per scan.
+  const Layers layers_ = layers();
   // options_.limits resolved against the profile; max_tensors at most
   // kMaxTensorsSupported (tensor indices are 32-bit).
   const ResolvedLimits limits_;

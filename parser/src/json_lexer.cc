@@ -356,7 +356,7 @@ bool JsonLexer::read_u64_element(Reason type_reason, std::string_view what, std:
   const int c = peek();
   // Fast path for the common form (see read_plain_u64) followed by something
   // that cannot continue a number. Anything else takes the full grammar.
-  if (end_ - p_ >= 24) {
+  if (u64_words_ && end_ - p_ >= 24) {
     std::uint64_t value;
     const std::uint8_t* p = read_plain_u64(p_, value);
     if (p != nullptr && *p != '.' && *p != 'e' && *p != 'E') {

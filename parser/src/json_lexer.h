@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "kernels/kernels.h"
+#include "layers.h"
 #include "little_endian.h"
 #include "stguard/error.h"
 
@@ -391,7 +392,8 @@ class JsonLexer {
         p_(begin),
         file_base_(file_base),
         wide_string_stop_(kernels.find_string_stop),
-        wide_ascii_string_stop_(kernels.find_ascii_string_stop) {}
+        wide_ascii_string_stop_(kernels.find_ascii_string_stop),
+        u64_words_(layers().u64_words) {}
   JsonLexer(const JsonLexer&) = delete;
   JsonLexer& operator=(const JsonLexer&) = delete;
 
@@ -577,6 +579,8 @@ class JsonLexer {
   StringStop wide_string_stop_;
   StringStop wide_ascii_string_stop_;
   bool saw_non_ascii_ = false;
+  // layers.h: unsigned integers of the common form read a word at a time.
+  bool u64_words_;
   Error error_{};
   bool stopped_at_syntax_error_ = false;
   std::string skip_scratch_;  // strings skip_value reads and drops

@@ -6,6 +6,7 @@
 
 #include "json_lexer.h"
 #include "json_syntax_skim.h"
+#include "layers.h"
 
 namespace stguard::detail {
 namespace {
@@ -141,7 +142,7 @@ std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at) {
   const std::uint8_t* const start = member_at != nullptr ? member_at : begin;
-  if (static_cast<std::size_t>(end - start) > kSkimAtMostBytes) {
+  if (static_cast<std::size_t>(end - start) > kSkimAtMostBytes || !layers().syntax_skim) {
     SyntaxResumePoint from;
     if (member_at != nullptr) {
       from.at = member_at;

@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "checks.h"
 #include "dtype_table.h"
+#include "layers.h"
 #include "message.h"
 #include "recycle.h"
 #include "sizes.h"
@@ -63,18 +65,36 @@ ImpliedSize implied_size_of(const TensorRecord& t) noexcept {
   return implied_size(t.elements, t.elements_overflow, dtype_entry(t.dtype).bits);
 }
 
+// What the checks (checks.h) know of tensors[index].
+CheckContext context_of(const ScannedHeader& h, std::size_t index, std::uint64_t data_len) {
+  const TensorRecord& t = h.tensors[index];
+  TensorFacts facts;
+  facts.rank = h.keep_details ? h.details[index].rank : 0;
+  facts.zero_elements = !t.elements_overflow && t.elements == 0;
+  facts.dtype = t.dtype;
+  facts.index = index;
+  facts.count = h.tensors.size();
+  return CheckContext{facts, data_len, h.tensors.size()};
+}
+
 // The fault of a tensor whose size is not the one its dtype and shape imply.
-std::optional<Error> check_size(const ScannedHeader& h, std::size_t index) {
+std::optional<Error> check_size(const ScannedHeader& h, std::size_t index,
+                                [[maybe_unused]] std::uint64_t data_len) {
   const TensorRecord& t = h.tensors[index];
   const ImpliedSize size = implied_size_of(t);
   std::string scratch;  // the tensor's name, if it is decoded for the message
   switch (size.fault) {
     case SizeFault::kOverflow:
+      // Left out (checks.h): no size to compare with.
+      if (STGUARD_LET_THROUGH(kSizeOverflow, context_of(h, index, data_len))) return std::nullopt;
       return Error{
           Reason::kSizeOverflow, t.header_offset,
           message("tensor ", tensor_name(h, index, scratch), ": element count x ",
                   std::uint64_t{dtype_entry(t.dtype).bits}, " bits does not fit in 64 bits")};
     case SizeFault::kMisaligned:
+      if (STGUARD_LET_THROUGH(kSubbyteMisaligned, context_of(h, index, data_len))) {
+        return std::nullopt;
+      }
       return Error{
           Reason::kSubbyteMisaligned, t.header_offset,
           message("tensor ", tensor_name(h, index, scratch), ": ", t.elements, " elements of ",
@@ -82,7 +102,8 @@ std::optional<Error> check_size(const ScannedHeader& h, std::size_t index) {
     case SizeFault::kNone:
       break;
   }
-  if (t.end - t.begin != size.bytes) {
+  if (t.end - t.begin != size.bytes &&
+      !STGUARD_LET_THROUGH(kSizeMismatch, context_of(h, index, data_len))) {
     return Error{
         Reason::kSizeMismatch, t.header_offset,
         message("tensor ", tensor_name(h, index, scratch), ": data_offsets span ", t.end - t.begin,
@@ -99,15 +120,16 @@ bool size_ok(const TensorRecord& t) noexcept {
 
 // The fault of tensors[index], which failed size_ok (out of line: the loops
 // that call this stay small without the message code).
-[[gnu::noinline]] std::optional<Error> size_fault(const ScannedHeader& h, std::size_t index) {
+[[gnu::noinline]] std::optional<Error> size_fault(const ScannedHeader& h, std::size_t index,
+                                                  std::uint64_t data_len) {
   const TensorRecord& t = h.tensors[index];
-  if (t.begin > t.end) {
+  if (t.begin > t.end && !STGUARD_LET_THROUGH(kBeginAfterEnd, context_of(h, index, data_len))) {
     std::string scratch;
     return Error{Reason::kOffsetsInvalid, t.header_offset,
                  message("tensor ", tensor_name(h, index, scratch), ": data_offsets begin ",
                          t.begin, " is after end ", t.end)};
   }
-  return check_size(h, index);
+  return check_size(h, index, data_len);
 }
 
 // Places tensors one after another in (begin, end) order: the first fault of
@@ -127,7 +149,7 @@ class LayoutWalk {
       covered_to_ = s.end;
       return true;
     }
-    return fail_at(s.index);
+    return place_slowly(s.begin, s.end, s.index);
   }
 
   // The same from a tensor's offsets, as the caller has them.
@@ -151,7 +173,9 @@ class LayoutWalk {
   // After every tensor is placed: the walk's fault, or trailing bytes.
   std::optional<Error> finish() {
     if (failed_at_ != kPlacedAll) return fault_at(failed_at_);
-    if (covered_to_ != data_len_) {
+    if (covered_to_ != data_len_ &&
+        !STGUARD_LET_THROUGH(kTrailingData,
+                             CheckContext{std::nullopt, data_len_, h_.tensors.size()})) {
       return Error{Reason::kTrailingData, data_start_ + covered_to_,
                    message(data_len_ - covered_to_, " bytes after the last tensor (data buffer is ",
                            data_len_, " bytes, tensors cover ", covered_to_, ")")};
@@ -160,11 +184,32 @@ class LayoutWalk {
   }
 
  private:
-  // Stops the walk at tensors[index]. The fault's message is written by
-  // finish(): the walk in document order stops this way in every header out
-  // of offset order, and is then dropped for the walk in sorted order.
-  bool fail_at(std::size_t index) noexcept {
+  // A tensor that is not where the walk is: the walk's first fault, in the
+  // order fault_at names them (past the buffer, a gap, an overlap), unless
+  // the check is left out (checks.h), when the walk goes on past it.
+  bool place_slowly(std::uint64_t begin, std::uint64_t end, std::size_t index) {
+    [[maybe_unused]] const CheckContext context = context_of(h_, index, data_len_);
+    if (end > data_len_ && !STGUARD_LET_THROUGH(kOutOfBounds, context)) {
+      return fail_at(index, Reason::kOffsetOutOfBounds);
+    }
+    if (begin > covered_to_ && !STGUARD_LET_THROUGH(kGap, context)) {
+      return fail_at(index, Reason::kOffsetGap);
+    }
+    if (begin < covered_to_ && !STGUARD_LET_THROUGH(kOverlap, context)) {
+      return fail_at(index, Reason::kOffsetOverlap);
+    }
+    covered_to_ = std::max(covered_to_, end);
+    return true;
+  }
+
+  // Stops the walk at tensors[index], for the fault `reason` or, when the
+  // caller did not tell it apart, the first of them the tensor meets. The
+  // fault's message is written by finish(): the walk in document order stops
+  // this way in every header out of offset order, and is then dropped for
+  // the walk in sorted order.
+  bool fail_at(std::size_t index, Reason reason = Reason::kOffsetOutOfBounds) noexcept {
     failed_at_ = index;
+    failed_for_ = reason;
     return false;
   }
 
@@ -174,12 +219,14 @@ class LayoutWalk {
   [[gnu::noinline]] Error fault_at(std::size_t index) const {
     const TensorRecord& t = h_.tensors[index];
     std::string scratch;  // the tensor's name, if it is decoded for the message
-    if (t.end > data_len_) {
+    // The faults in the order they are checked; the walk named the first it
+    // met (only a check left out, checks.h, makes it a later one).
+    if (t.end > data_len_ && failed_for_ == Reason::kOffsetOutOfBounds) {
       return Error{Reason::kOffsetOutOfBounds, file_size_,
                    message("tensor ", tensor_name(h_, index, scratch), ": data_offsets [", t.begin,
                            ", ", t.end, ") end beyond the data buffer of ", data_len_, " bytes")};
     }
-    if (t.begin > covered_to_) {
+    if (t.begin > covered_to_ && failed_for_ != Reason::kOffsetOverlap) {
       return Error{Reason::kOffsetGap, data_start_ + covered_to_,
                    message("data bytes [", covered_to_, ", ", t.begin,
                            ") belong to no tensor (hole before tensor ",
@@ -197,6 +244,7 @@ class LayoutWalk {
   std::uint64_t data_len_;
   std::uint64_t covered_to_ = 0;  // unchanged once the walk stopped
   std::size_t failed_at_ = kPlacedAll;
+  Reason failed_for_ = Reason::kOffsetOutOfBounds;  // see fail_at
 };
 
 // After spans are ordered by begin alone: each run of equal begins into
@@ -520,6 +568,10 @@ bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_
 // std::sort within each run of equal begins for `end`. Runs are one span
 // long except for empty tensors and overlaps, so the work stays linear.
 void sort_spans(std::vector<Span>& spans) {
+  if (!layers().radix_sort) {
+    std::sort(spans.begin(), spans.end());  // the plain path (layers.h)
+    return;
+  }
   if (spans.size() < kRadixSortFrom) {
     sort_few_spans(spans);
     return;
@@ -543,14 +595,18 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
                                             std::uint64_t file_size) {
   const std::vector<TensorRecord>& tensors = h.tensors;
   const std::size_t n = tensors.size();
+  const std::uint64_t data_len = file_size - (8 + header_len);
   // One pass: every size fault comes before any layout fault, and writers
   // emit tensors in offset order, so the walk in document order runs along
   // and is used when the order turns out sorted (no sort needed then).
+  const Layers& layers = detail::layers();
   LayoutWalk walk(h, header_len, file_size);
   bool walking = true;
   std::size_t i = 0;
-  for (; i < n; ++i) {
-    if (!size_ok(tensors[i])) return size_fault(h, i);
+  for (; i < n && layers.in_order_walk; ++i) {
+    if (!size_ok(tensors[i])) {
+      if (auto fault = size_fault(h, i, data_len)) return fault;
+    }
     if (i != 0) {
       const TensorRecord& a = tensors[i - 1];
       const TensorRecord& t = tensors[i];
@@ -558,7 +614,7 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
     }
     if (walking) walking = walk.place(i);
   }
-  if (i == n) return walk.finish();
+  if (i == n && layers.in_order_walk) return walk.finish();
 
   // Out of offset order from tensors[i] on: the rest of the sizes in a
   // loop of their own, which also finds the bits in which begins differ
@@ -571,7 +627,9 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
   }
   for (; i < n; ++i) {
     const TensorRecord& t = tensors[i];
-    if (!size_ok(t)) return size_fault(h, i);
+    if (!size_ok(t)) {
+      if (auto fault = size_fault(h, i, data_len)) return fault;
+    }
     any |= t.begin;
     all &= t.begin;
   }
@@ -579,8 +637,10 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
   // in sorted order below, as before.
   const std::uint64_t varying = any & ~all;
   const unsigned shift = varying == 0 ? 0 : static_cast<unsigned>(std::countr_zero(varying));
-  if (tiles_exactly(tensors, file_size - (8 + header_len), shift)) return std::nullopt;
-  if (n >= 2) {
+  if (layers.tiles_exactly && tiles_exactly(tensors, file_size - (8 + header_len), shift)) {
+    return std::nullopt;
+  }
+  if (layers.packed_walk && n >= 2) {
     LayoutWalk packed_walk(h, header_len, file_size);
     if (walk_in_packed_order(tensors, varying, all, packed_walk)) return packed_walk.finish();
   }

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "layers.h"
 #include "little_endian.h"
 #include "recycle.h"
 
@@ -162,7 +163,7 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
     std::span<const Hash> hashes, Same&& same) {
   const std::size_t n = hashes.size();
   if (n < 2) return std::nullopt;
-  if (n <= 16) {
+  if (n <= 16 && layers().few_names_pairwise) {
     // A few names: compare every pair, in the order that finds the first
     // repeat (and then its earlier occurrence) first, with no table at all.
     for (std::uint32_t j = 1; j < n; ++j) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -84,6 +85,58 @@ std::vector<PathInput> every_path_input() {
     inputs.push_back(std::move(mutated));
   }
   return inputs;
+}
+
+std::vector<std::uint8_t> file_of(const std::vector<CheckpointTensor>& tensors,
+                                  const std::string& metadata, std::size_t pad) {
+  std::string header = "{\"__metadata__\":" + metadata;
+  std::uint64_t data_size = 0;
+  for (const CheckpointTensor& t : tensors) {
+    const bool norm = t.name.find("norm") != std::string::npos;
+    header += ",\"" + t.name + "\":{\"dtype\":\"" + (norm ? "F32" : "BF16") + "\",\"shape\":[" +
+              (norm ? "4" : "4,2") + "],\"data_offsets\":[" + std::to_string(t.begin) + "," +
+              std::to_string(t.begin + 16) + "]}";
+    data_size = std::max(data_size, t.begin + 16);
+  }
+  header += "}";
+  header.append(pad, ' ');
+  std::vector<std::uint8_t> file(8 + header.size() + data_size, 0);
+  const std::uint64_t n = header.size();
+  for (std::size_t b = 0; b < 8; ++b) file[b] = static_cast<std::uint8_t>(n >> (8 * b));
+  std::memcpy(file.data() + 8, header.data(), header.size());
+  return file;
+}
+
+namespace {
+
+std::string layer_name(std::size_t i) {
+  static constexpr const char* kParts[] = {"self_attn.q_proj.weight", "self_attn.k_proj.weight",
+                                           "self_attn.v_proj.weight", "mlp.up_proj.weight",
+                                           "input_layernorm.weight"};
+  return "model.layers." + std::to_string(i / 5) + "." + kParts[i % 5];
+}
+
+}  // namespace
+
+std::vector<CheckpointTensor> tensors_of(std::size_t count, Order order) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < count; ++i) names.push_back(layer_name(i));
+  if (order == Order::kSorted) std::sort(names.begin(), names.end());
+  if (order == Order::kWriter) {
+    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+      const bool a_norm = a.find("norm") != std::string::npos;
+      const bool b_norm = b.find("norm") != std::string::npos;
+      return a_norm != b_norm ? a_norm : a < b;
+    });
+  }
+  if (order == Order::kShuffled) std::shuffle(names.begin(), names.end(), std::mt19937_64(7));
+  std::vector<CheckpointTensor> tensors;
+  for (std::size_t i = 0; i < count; ++i) tensors.push_back({names[i], 16 * i});
+  return tensors;
+}
+
+std::vector<std::uint8_t> checkpoint(std::size_t count, Order order) {
+  return file_of(tensors_of(count, order));
 }
 
 }  // namespace stguard_test

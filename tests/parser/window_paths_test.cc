@@ -30,6 +30,11 @@ namespace {
 
 using stguard::Profile;
 using stguard::detail::BytesHeaderWindow;
+using stguard_test::checkpoint;
+using stguard_test::CheckpointTensor;
+using stguard_test::file_of;
+using stguard_test::Order;
+using stguard_test::tensors_of;
 
 struct WindowShape {
   std::size_t capacity;
@@ -76,68 +81,6 @@ Outcome run(const std::vector<std::uint8_t>& file, Profile profile, WindowShape 
   }
   out.reads = for_validate.reads() + for_parse.reads();
   return out;
-}
-
-// A checkpoint's file: 16-byte tensors (BF16 [4,2], or F32 [4] for a norm),
-// named as a PyTorch state_dict names them, `begin` being each one's data
-// offset, and the metadata, then `pad` spaces.
-struct Tensor {
-  std::string name;
-  std::uint64_t begin;
-};
-
-std::vector<std::uint8_t> file_of(const std::vector<Tensor>& tensors,
-                                  const std::string& metadata = R"({"format":"pt"})",
-                                  std::size_t pad = 0) {
-  std::string header = "{\"__metadata__\":" + metadata;
-  std::uint64_t data_size = 0;
-  for (const Tensor& t : tensors) {
-    const bool norm = t.name.find("norm") != std::string::npos;
-    header += ",\"" + t.name + "\":{\"dtype\":\"" + (norm ? "F32" : "BF16") + "\",\"shape\":[" +
-              (norm ? "4" : "4,2") + "],\"data_offsets\":[" + std::to_string(t.begin) + "," +
-              std::to_string(t.begin + 16) + "]}";
-    data_size = std::max(data_size, t.begin + 16);
-  }
-  header += "}";
-  header.append(pad, ' ');
-  std::vector<std::uint8_t> file(8 + header.size() + data_size, 0);
-  const std::uint64_t n = header.size();
-  for (std::size_t b = 0; b < 8; ++b) file[b] = static_cast<std::uint8_t>(n >> (8 * b));
-  std::memcpy(file.data() + 8, header.data(), header.size());
-  return file;
-}
-
-std::string layer_name(std::size_t i) {
-  static constexpr const char* kParts[] = {"self_attn.q_proj.weight", "self_attn.k_proj.weight",
-                                           "self_attn.v_proj.weight", "mlp.up_proj.weight",
-                                           "input_layernorm.weight"};
-  return "model.layers." + std::to_string(i / 5) + "." + kParts[i % 5];
-}
-
-// `count` tensors in the order of their data: names sorted; as the upstream
-// writer orders them (by dtype, the F32 norms first, then by name), so that
-// names ascend up to the dtype's change; in state_dict order; shuffled.
-enum class Order { kSorted, kWriter, kStateDict, kShuffled };
-
-std::vector<Tensor> tensors_of(std::size_t count, Order order) {
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < count; ++i) names.push_back(layer_name(i));
-  if (order == Order::kSorted) std::sort(names.begin(), names.end());
-  if (order == Order::kWriter) {
-    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
-      const bool a_norm = a.find("norm") != std::string::npos;
-      const bool b_norm = b.find("norm") != std::string::npos;
-      return a_norm != b_norm ? a_norm : a < b;
-    });
-  }
-  if (order == Order::kShuffled) std::shuffle(names.begin(), names.end(), std::mt19937_64(7));
-  std::vector<Tensor> tensors;
-  for (std::size_t i = 0; i < count; ++i) tensors.push_back({names[i], 16 * i});
-  return tensors;
-}
-
-std::vector<std::uint8_t> checkpoint(std::size_t count, Order order) {
-  return file_of(tensors_of(count, order));
 }
 
 // Replaces the first `from` in `file` with `to`, of the same length.
@@ -246,7 +189,7 @@ TEST(WindowPaths, DeclinesWhereTheWholeHeaderIsNeeded) {
     // The last tensor repeats tensor 1000, with its data: strict refuses the
     // repeat; the reference profile merges it, comparing names the window let
     // go of (validate declines; parse keeps names, and decides).
-    std::vector<Tensor> tensors = tensors_of(3000, Order::kStateDict);
+    std::vector<CheckpointTensor> tensors = tensors_of(3000, Order::kStateDict);
     tensors.back() = tensors[1000];
     const auto file = file_of(tensors);
     cases.push_back({"a repeated name, strict", file, Profile::kStrict, false, 0});
