@@ -43,33 +43,33 @@
 namespace stguard::detail {
 
 enum class CheckId : std::uint8_t {
-  kHeaderTooLarge,         // N above max_header_bytes
-  kHeaderNotUtf8,          // invalid UTF-8 in the header
-  kLeadingWhitespace,      // strict: the first header byte is not '{'
-  kPaddingNotSpace,        // strict: a byte after the object is not a space
-  kSecondValue,            // a value after the top-level object
-  kRepeatedTensorName,     // strict: a tensor name given twice
-  kRepeatedMetadata,       // "__metadata__" given twice
-  kRepeatedMetadataKey,    // strict: a key repeated inside __metadata__
-  kRepeatedField,          // a field given twice in a tensor entry
-  kNulInName,              // strict: U+0000 in a tensor name or metadata key
-  kNulInMetadataValue,     // strict: U+0000 in a metadata value
-  kNameTooLong,            // a name above max_name_bytes
-  kTooManyTensors,         // more tensors than max_tensors
-  kRankTooHigh,            // a shape of more than max_rank dimensions
-  kUnknownField,           // strict: a field other than the three
-  kMissingField,           // an entry without dtype, shape or data_offsets
-  kUnknownDtype,           // a dtype name not among the 22
-  kMetadataNotObject,      // __metadata__ not an object (nor null in reference)
-  kMetadataValueNotString, // a metadata value that is not a string
-  kBeginAfterEnd,          // data_offsets [b, e] with b > e
-  kSizeOverflow,           // elements x bits beyond 64 bits
-  kSubbyteMisaligned,      // a bit count that is not whole bytes
-  kSizeMismatch,           // e - b other than the size dtype x shape needs
-  kOutOfBounds,            // a tensor ending past the data buffer
-  kGap,                    // data bytes no tensor covers, before a tensor
-  kOverlap,                // a tensor starting inside the one before
-  kTrailingData,           // data bytes after the last tensor
+  kHeaderTooLarge,          // N above max_header_bytes
+  kHeaderNotUtf8,           // invalid UTF-8 in the header
+  kLeadingWhitespace,       // strict: the first header byte is not '{'
+  kPaddingNotSpace,         // strict: a byte after the object is not a space
+  kSecondValue,             // a value after the top-level object
+  kRepeatedTensorName,      // strict: a tensor name given twice
+  kRepeatedMetadata,        // "__metadata__" given twice
+  kRepeatedMetadataKey,     // strict: a key repeated inside __metadata__
+  kRepeatedField,           // a field given twice in a tensor entry
+  kNulInName,               // strict: U+0000 in a tensor name or metadata key
+  kNulInMetadataValue,      // strict: U+0000 in a metadata value
+  kNameTooLong,             // a name above max_name_bytes
+  kTooManyTensors,          // more tensors than max_tensors
+  kRankTooHigh,             // a shape of more than max_rank dimensions
+  kUnknownField,            // strict: a field other than the three
+  kMissingField,            // an entry without dtype, shape or data_offsets
+  kUnknownDtype,            // a dtype name not among the 22
+  kMetadataNotObject,       // __metadata__ not an object (nor null in reference)
+  kMetadataValueNotString,  // a metadata value that is not a string
+  kBeginAfterEnd,           // data_offsets [b, e] with b > e
+  kSizeOverflow,            // elements x bits beyond 64 bits
+  kSubbyteMisaligned,       // a bit count that is not whole bytes
+  kSizeMismatch,            // e - b other than the size dtype x shape needs
+  kOutOfBounds,             // a tensor ending past the data buffer
+  kGap,                     // data bytes no tensor covers, before a tensor
+  kOverlap,                 // a tensor starting inside the one before
+  kTrailingData,            // data bytes after the last tensor
   kCount,
 };
 
@@ -80,13 +80,13 @@ std::string_view check_name(CheckId id) noexcept;
 // header) of one kind.
 enum class CheckCondition : std::uint8_t {
   kAlways,
-  kRank0,           // the tensor is a scalar
-  kRank8OrMore,     // the tensor has 8 or more dimensions
-  kZeroElements,    // some dimension is 0
-  kSubByteDtype,    // F4, F6_E2M3, F6_E3M2
-  kEmptyDataBuffer, // the file ends where the header does
-  kLastInKeyOrder,  // the tensor is the last in the header's order
-  kNoTensors,       // the header has no tensors (only metadata, or `{}`)
+  kRank0,            // the tensor is a scalar
+  kRank8OrMore,      // the tensor has 8 or more dimensions
+  kZeroElements,     // some dimension is 0
+  kSubByteDtype,     // F4, F6_E2M3, F6_E3M2
+  kEmptyDataBuffer,  // the file ends where the header does
+  kLastInKeyOrder,   // the tensor is the last in the header's order
+  kNoTensors,        // the header has no tensors (only metadata, or `{}`)
   kCount,
 };
 

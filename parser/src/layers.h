@@ -76,8 +76,8 @@ struct Layers {
   // Every layer off: the plain path alone.
   static constexpr Layers plain() noexcept {
     Layers l;
-    l.compact_entries = l.u64_words = l.plain_strings = l.ascending_names = l.few_names_pairwise = l.utf8_after_scan =
-        l.syntax_shortcuts = l.syntax_resume = l.syntax_skim = l.in_order_walk =
+    l.compact_entries = l.u64_words = l.plain_strings = l.ascending_names = l.few_names_pairwise =
+        l.utf8_after_scan = l.syntax_shortcuts = l.syntax_resume = l.syntax_skim = l.in_order_walk =
             l.tiles_exactly = l.packed_walk = l.radix_sort = l.window = false;
     return l;
   }

@@ -110,9 +110,9 @@ std::vector<CheckCondition> conditions_of(CheckId id) {
     case CheckId::kOutOfBounds:
     case CheckId::kGap:
     case CheckId::kOverlap:
-      return {CheckCondition::kAlways,       CheckCondition::kRank0,
-              CheckCondition::kRank8OrMore,  CheckCondition::kZeroElements,
-              CheckCondition::kSubByteDtype, CheckCondition::kEmptyDataBuffer,
+      return {CheckCondition::kAlways,        CheckCondition::kRank0,
+              CheckCondition::kRank8OrMore,   CheckCondition::kZeroElements,
+              CheckCondition::kSubByteDtype,  CheckCondition::kEmptyDataBuffer,
               CheckCondition::kLastInKeyOrder};
     case CheckId::kTrailingData:
       return {CheckCondition::kAlways, CheckCondition::kNoTensors};
@@ -170,16 +170,16 @@ TEST_P(CheckSwitchTest, SomeCaseNeedsIt) {
                              << "), yet it changes an answer: " << example;
       continue;
     }
-    EXPECT_GT(changed, 0u) << "no corpus case needs the check "
-                           << stguard::detail::check_name(id) << " when the tensor has "
-                           << stguard::detail::condition_name(when)
+    EXPECT_GT(changed, 0u) << "no corpus case needs the check " << stguard::detail::check_name(id)
+                           << " when the tensor has " << stguard::detail::condition_name(when)
                            << ": a reader lacking it there passes the corpus";
   }
 }
 
 std::vector<CheckId> all_checks() {
   std::vector<CheckId> out;
-  for (int i = 0; i < static_cast<int>(CheckId::kCount); ++i) out.push_back(static_cast<CheckId>(i));
+  for (int i = 0; i < static_cast<int>(CheckId::kCount); ++i)
+    out.push_back(static_cast<CheckId>(i));
   return out;
 }
 

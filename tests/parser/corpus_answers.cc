@@ -1,10 +1,9 @@
 // stguard_corpus_answers CORPUS_DIR: every corpus case's answer, one line per
 // case, profile and path (every fast path on, on each SIMD path the CPU
-// has, and the plain path alone, parser/src/layers.h): the reason and offset, or the header read. What
-// ci/mutants.py compares before and after each change it makes to the
-// parser: a mutant that changes no line survives the corpus. Needs the
-// parser library alone (and reads manifest.json with a few string finds,
-// not a JSON library, for that reason).
+// has, and the plain path alone, parser/src/layers.h): the reason and offset, or the header read.
+// What ci/mutants.py compares before and after each change it makes to the parser: a mutant that
+// changes no line survives the corpus. Needs the parser library alone (and reads manifest.json with
+// a few string finds, not a JSON library, for that reason).
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -80,7 +79,8 @@ int main(int argc, char** argv) {
   }
   for (const std::string& file : files) {
     const std::string bytes = read_text(dir / file);
-    for (const stguard::Profile profile : {stguard::Profile::kStrict, stguard::Profile::kReference}) {
+    for (const stguard::Profile profile :
+         {stguard::Profile::kStrict, stguard::Profile::kReference}) {
       for (const stguard::SimdPath simd : stguard::supported_simd_paths()) {
         std::cout << file << " " << stguard::profile_name(profile) << " "
                   << stguard::simd_path_name(simd) << ": " << answer(bytes, profile, simd) << "\n";

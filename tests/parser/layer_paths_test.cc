@@ -116,7 +116,8 @@ TEST(LayerPaths, CheckpointsReadAsWithAllLayersWithEachLayerOffAndAlone) {
   // under the skim's 64 KiB; 2,100: past both, and past the radix sort's
   // 2,048 spans.
   for (const std::size_t count : {std::size_t{20}, std::size_t{600}, std::size_t{2100}}) {
-    for (const Order order : {Order::kSorted, Order::kWriter, Order::kStateDict, Order::kShuffled}) {
+    for (const Order order :
+         {Order::kSorted, Order::kWriter, Order::kStateDict, Order::kShuffled}) {
       for (const bool out_of_offset_order : {false, true}) {
         // The larger headers in fewer of the eight orders (the test's time):
         // 600 tensors sorted and in writer order as listed, and state_dict
@@ -153,15 +154,15 @@ TEST(LayerPaths, CheckpointsReadAsWithAllLayersWithEachLayerOffAndAlone) {
         const std::string last_name = "\"" + tensors.back().name + "\"";
         const std::string renamed = "\"" + tensors.back().name + "_x\"";
         variants.emplace_back("an unknown dtype late", edited(valid, "\"BF16\"", "\"BX16\""));
-        variants.emplace_back("a non-ASCII name late",
-                              edited(valid, last_name, renamed.substr(0, renamed.size() - 1) +
-                                                           "\xC3\xA9\""));
-        variants.emplace_back("invalid UTF-8 late",
-                              edited(valid, last_name, renamed.substr(0, renamed.size() - 1) +
-                                                           "\xC3\""));
-        variants.emplace_back("an escaped name late",
-                              edited(valid, last_name, renamed.substr(0, renamed.size() - 1) +
-                                                           "\\u0041\""));
+        variants.emplace_back(
+            "a non-ASCII name late",
+            edited(valid, last_name, renamed.substr(0, renamed.size() - 1) + "\xC3\xA9\""));
+        variants.emplace_back(
+            "invalid UTF-8 late",
+            edited(valid, last_name, renamed.substr(0, renamed.size() - 1) + "\xC3\""));
+        variants.emplace_back(
+            "an escaped name late",
+            edited(valid, last_name, renamed.substr(0, renamed.size() - 1) + "\\u0041\""));
         variants.emplace_back("whitespace in an entry late",
                               edited(valid, "\":{\"dtype\"", "\": {\"dtype\" "));
         variants.emplace_back("a syntax error at the end", edited(valid, "]}}", "]}]"));
