@@ -138,9 +138,9 @@ std::string error_text(const Error& error) {
 
 namespace {
 
-// Opens `path` as check_file does (read-only; opening a FIFO does not wait
+// Opens `path` as parse_file does (read-only; opening a FIFO does not wait
 // for a writer), runs `check` on the descriptor and keeps it in *fd; errors
-// as check_file gives them, "<path>: " before an IO_ERROR's message.
+// as parse_file gives them, "<path>: " before an IO_ERROR's message.
 template <class Check>
 auto check_opened(const std::string& path, base::UniqueFd* fd, Check&& check)
     -> decltype(check(0)) {

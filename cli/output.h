@@ -52,12 +52,12 @@ int exit_code_for(const Error* error) noexcept;
 // file that could not be opened. Terminal-safe.
 std::string error_text(const Error& error);
 
-// stguard::check_file and validate_file for a FILE argument, the descriptor
+// stguard::parse_file and validate_file for a FILE argument, the descriptor
 // kept open in *fd (left invalid when FILE cannot be opened) for the reads
 // that follow: the sniff of a rejected file, inspect's value scan. Each
 // command reads FILE through this one descriptor, so that a file renamed
 // over FILE meanwhile is never half-read (its header with another file's
-// values). Results and errors are check_file's and validate_file's.
+// values). Results and errors are parse_file's and validate_file's.
 Result<Header> check_path(const std::string& path, const ParseOptions& options, base::UniqueFd* fd);
 Result<HeaderSummary> validate_path(const std::string& path, const ParseOptions& options,
                                     base::UniqueFd* fd);

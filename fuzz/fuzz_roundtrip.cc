@@ -19,7 +19,7 @@
 //
 // File API, for every file either profile accepts (the syscalls cost ten
 // times a parse here, too much for every input): the same bytes behind a path
-// (a memfd): File::open, check_file and validate_file give the strict
+// (a memfd): File::open, parse_file and validate_file give the strict
 // parser's verdict (reason and offset alike), and for an accepted file every
 // tensor view from File::tensor_data is the slice of the mapping the header
 // describes, by reference and by name.
@@ -303,12 +303,12 @@ void check_file_api(const std::uint8_t* data, std::size_t size,
   static MemFile file;
   if (!file.fill(data, size)) return;
 
-  const stguard::Result<stguard::Header> checked = stguard::check_file(file.path());
+  const stguard::Result<stguard::Header> checked = stguard::parse_file(file.path());
   const stguard::Result<stguard::HeaderSummary> validated = stguard::validate_file(file.path());
   stguard::Result<stguard::File> opened = stguard::File::open(file.path());
   check(checked.has_value() == parsed.has_value() && validated.has_value() == parsed.has_value() &&
             opened.has_value() == parsed.has_value(),
-        "check_file / validate_file / File::open disagree with parse");
+        "parse_file / validate_file / File::open disagree with parse");
   if (!parsed) {
     check(stguard_fuzz::same_error(checked.error(), parsed.error()) &&
               stguard_fuzz::same_error(validated.error(), parsed.error()) &&
@@ -316,7 +316,7 @@ void check_file_api(const std::uint8_t* data, std::size_t size,
           "the file API gives another reason/offset than parse");
     return;
   }
-  check(stguard_fuzz::same_header(*checked, *parsed), "check_file reads another header");
+  check(stguard_fuzz::same_header(*checked, *parsed), "parse_file reads another header");
   check(validated->tensor_count == parsed->tensors.size(), "validate_file: tensor_count");
   const stguard::File& f = *opened;
   check(stguard_fuzz::same_header(f.header(), *parsed), "File::open reads another header");

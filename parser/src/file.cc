@@ -358,7 +358,7 @@ Result<HeaderSummary> validate_fd(int fd, const ParseOptions& options) {
       });
 }
 
-Result<Header> check_file(const std::string& path, const ParseOptions& options) {
+Result<Header> parse_file(const std::string& path, const ParseOptions& options) {
   return open_and(path, [&](int fd) { return parse_fd(fd, options); });
 }
 

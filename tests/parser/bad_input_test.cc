@@ -91,14 +91,14 @@ TEST(BadInput, MissingFile) {
   TempDir dir;
   const std::string path = dir.file("does-not-exist.safetensors");
   EXPECT_TRUE(Rejects(File::open(path), Reason::kIoError, std::nullopt));
-  EXPECT_TRUE(Rejects(stguard::check_file(path), Reason::kIoError, std::nullopt));
-  EXPECT_TRUE(Rejects(stguard::check_file(""), Reason::kIoError, std::nullopt));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path), Reason::kIoError, std::nullopt));
+  EXPECT_TRUE(Rejects(stguard::parse_file(""), Reason::kIoError, std::nullopt));
 }
 
 TEST(BadInput, Directory) {
   TempDir dir;
   EXPECT_TRUE(Rejects(File::open(dir.path().string()), Reason::kIoError, std::nullopt));
-  EXPECT_TRUE(Rejects(stguard::check_file(dir.path().string()), Reason::kIoError, std::nullopt));
+  EXPECT_TRUE(Rejects(stguard::parse_file(dir.path().string()), Reason::kIoError, std::nullopt));
 }
 
 // Root reads a mode-000 file, so the test suite, which runs as root in CI,
@@ -112,11 +112,11 @@ TEST(BadInput, UnreadableFile) {
       [&] {
         if (::access(path.c_str(), R_OK) == 0) return 3;  // still readable: no test
         if (!Rejects(File::open(path), Reason::kIoError, std::nullopt)) return 1;
-        if (!Rejects(stguard::check_file(path), Reason::kIoError, std::nullopt)) return 2;
+        if (!Rejects(stguard::parse_file(path), Reason::kIoError, std::nullopt)) return 2;
         return 0;
       },
       {.unprivileged = true});
-  EXPECT_EQ(outcome.exit_code, 0) << "1: File::open, 2: check_file did not say IO_ERROR; 3: the "
+  EXPECT_EQ(outcome.exit_code, 0) << "1: File::open, 2: parse_file did not say IO_ERROR; 3: the "
                                      "file stayed readable; 120: could not drop privileges";
 }
 
@@ -144,16 +144,16 @@ TEST(BadInput, NamedPipeIsNotWaitedFor) {
     }
   });
   Stopwatch watch;
-  const auto result = stguard::check_file(path);
+  const auto result = stguard::parse_file(path);
   const double seconds = watch.seconds();
   done.store(true);
   unblocker.join();
-  EXPECT_LT(seconds, 1.5) << "check_file blocked in open() waiting for a writer on a FIFO";
+  EXPECT_LT(seconds, 1.5) << "parse_file blocked in open() waiting for a writer on a FIFO";
   EXPECT_TRUE(Rejects(result, Reason::kIoError, std::nullopt));
 }
 
 TEST(BadInput, NotRegularFiles) {
-  EXPECT_TRUE(Rejects(stguard::check_file("/dev/null"), Reason::kIoError, std::nullopt));
+  EXPECT_TRUE(Rejects(stguard::parse_file("/dev/null"), Reason::kIoError, std::nullopt));
   EXPECT_TRUE(Rejects(File::open("/dev/zero"), Reason::kIoError, std::nullopt));
 }
 
@@ -161,7 +161,7 @@ TEST(BadInput, EmptyFile) {
   TempDir dir;
   const std::string path = dir.write("empty.safetensors", std::vector<std::uint8_t>{});
   EXPECT_TRUE(Rejects(File::open(path), Reason::kHeaderTooSmall, 0));
-  EXPECT_TRUE(Rejects(stguard::check_file(path, Reference()), Reason::kHeaderTooSmall, 0));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path, Reference()), Reason::kHeaderTooSmall, 0));
 }
 
 TEST(BadInput, SevenByteFile) {
@@ -175,7 +175,7 @@ TEST(BadInput, FileShorterThanItsHeaderClaims) {
   const std::string path =
       dir.write("short.safetensors", FileBuilder("{}").length_prefix(1000).build());
   EXPECT_TRUE(Rejects(File::open(path), Reason::kHeaderLengthExceedsFile, 0));
-  EXPECT_TRUE(Rejects(stguard::check_file(path, Reference()), Reason::kHeaderLengthExceedsFile, 0));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path, Reference()), Reason::kHeaderLengthExceedsFile, 0));
   // A valid file cut inside its header.
   const std::string h = "{" + entry("a", "U8", "4", 0, 4) + "}";
   const std::string cut =
@@ -193,7 +193,7 @@ TEST(BadInput, LengthPrefixOneAboveTheLimit) {
   const std::string big = dir.write("big.safetensors", stguard_test::u64_le(100'000'001));
   Resize(big, 8 + 100'000'001);
   EXPECT_TRUE(Rejects(File::open(big), Reason::kHeaderTooLarge, 0));
-  EXPECT_TRUE(Rejects(stguard::check_file(big, Reference()), Reason::kHeaderTooLarge, 0));
+  EXPECT_TRUE(Rejects(stguard::parse_file(big, Reference()), Reason::kHeaderTooLarge, 0));
 }
 
 TEST(BadInput, HeaderOfExactly100000000BytesIsAllowed) {
@@ -205,7 +205,7 @@ TEST(BadInput, HeaderOfExactly100000000BytesIsAllowed) {
   const std::string path = WriteLarge(dir, "max.safetensors", head, ' ', kN - 2);
   for (const auto& options : {Strict(), Reference()}) {
     Stopwatch watch;
-    const auto header = stguard::check_file(path, options);
+    const auto header = stguard::parse_file(path, options);
     ASSERT_TRUE(Accepts(header));
     EXPECT_EQ(header->header_len, kN);
     EXPECT_TRUE(header->tensors.empty());
@@ -215,7 +215,7 @@ TEST(BadInput, HeaderOfExactly100000000BytesIsAllowed) {
   // One byte of lower limit turns it away.
   stguard::ParseOptions tight;
   tight.limits.max_header_bytes = kN - 1;
-  EXPECT_TRUE(Rejects(stguard::check_file(path, tight), Reason::kHeaderTooLarge, 0));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path, tight), Reason::kHeaderTooLarge, 0));
 }
 
 TEST(BadInput, FiftyMegabytesOfOpenBrackets) {
@@ -340,7 +340,7 @@ TEST(BadInput, FourGigabyteSparseDataIsNotRead) {
   Resize(path, head.size() + kData);
 
   Stopwatch watch;
-  const auto checked = stguard::check_file(path);
+  const auto checked = stguard::parse_file(path);
   ASSERT_TRUE(Accepts(checked));
   EXPECT_EQ(checked->data_len(), kData);
   auto file = File::open(path);
@@ -357,7 +357,7 @@ TEST(BadInput, FourGigabyteSparseDataIsNotRead) {
 
   // One byte more is trailing data; found from the size alone.
   Resize(path, head.size() + kData + 1);
-  EXPECT_TRUE(Rejects(stguard::check_file(path), Reason::kTrailingData, head.size() + kData));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path), Reason::kTrailingData, head.size() + kData));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// stguard::File (open by path, mmap, tensor bytes) and check_file on real
+// stguard::File (open by path, mmap, tensor bytes) and parse_file on real
 // temporary files.
 #include <gtest/gtest.h>
 #include <stguard/stguard.h>
@@ -142,13 +142,13 @@ TEST(File, OptionsSelectTheProfile) {
   const std::string path =
       dir.write("lead.safetensors", make_file(" {" + entry("t", "U8", "2", 0, 2) + "}", 2));
   EXPECT_TRUE(Rejects(File::open(path), Reason::kHeaderBadStart, 8));
-  EXPECT_TRUE(Rejects(stguard::check_file(path), Reason::kHeaderBadStart, 8));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path), Reason::kHeaderBadStart, 8));
   auto file = File::open(path, stguard_test::Reference());
   ASSERT_TRUE(Accepts(file));
   const auto t = file->tensor_data("t");
   ASSERT_TRUE(Accepts(t));
   EXPECT_EQ(t->size(), 2U);
-  EXPECT_TRUE(Accepts(stguard::check_file(path, stguard_test::Reference())));
+  EXPECT_TRUE(Accepts(stguard::parse_file(path, stguard_test::Reference())));
 }
 
 TEST(File, OptionsCarryLimits) {
@@ -168,7 +168,7 @@ TEST(File, RejectionsCarryReasonAndOffset) {
   const std::string h = "{" + entry("a", "U8", "4", 0, 4) + "}";
   const std::string path = dir.write("trailing.safetensors", make_file(h, 6));
   EXPECT_TRUE(Rejects(File::open(path), Reason::kTrailingData, 8 + h.size() + 4));
-  EXPECT_TRUE(Rejects(stguard::check_file(path), Reason::kTrailingData, 8 + h.size() + 4));
+  EXPECT_TRUE(Rejects(stguard::parse_file(path), Reason::kTrailingData, 8 + h.size() + 4));
 }
 
 // File::Access::kRead: the same header and bytes as a mapping, in memory the
@@ -243,7 +243,7 @@ TEST(CheckFile, ReturnsTheHeader) {
   TempDir dir;
   const std::vector<std::uint8_t> bytes = TwoTensorFile();
   const std::string path = dir.write("two.safetensors", bytes);
-  const auto header = stguard::check_file(path);
+  const auto header = stguard::parse_file(path);
   ASSERT_TRUE(Accepts(header));
   const auto in_memory = stguard::parse(bytes);
   ASSERT_TRUE(Accepts(in_memory));
@@ -260,7 +260,7 @@ TEST(CheckFile, WriterOutputOnDisk) {
   const auto bytes = stguard::write_safetensors(tensors, {{"k", "v"}});
   ASSERT_TRUE(Accepts(bytes));
   const std::string path = dir.write("w.safetensors", *bytes);
-  EXPECT_TRUE(Accepts(stguard::check_file(path)));
+  EXPECT_TRUE(Accepts(stguard::parse_file(path)));
   auto file = File::open(path);
   ASSERT_TRUE(Accepts(file));
   const auto w = file->tensor_data("w");

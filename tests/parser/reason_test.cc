@@ -298,7 +298,7 @@ std::vector<ReasonCase> ReasonCases() {
 
   // --- I/O ---
   add("IoErrorMissingFile", Reason::kIoError, 0,
-      []() { return stguard::check_file("/nonexistent-stguard-dir/missing.safetensors"); });
+      []() { return stguard::parse_file("/nonexistent-stguard-dir/missing.safetensors"); });
   return cases;
 }
 

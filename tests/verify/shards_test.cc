@@ -36,7 +36,7 @@ using stguard_test::truncate_file;
 using stguard_test::verify_with_fault;
 
 // The shard verdict must be the parser's own: same reason, same offset as
-// check_file on the same path.
+// parse_file on the same path.
 void expect_parser_verdict(const TempDir& dir, const VerifyReport& report, const std::string& name,
                            FindingKind kind) {
   const auto* s = shard(report, name);
@@ -44,7 +44,7 @@ void expect_parser_verdict(const TempDir& dir, const VerifyReport& report, const
   EXPECT_EQ(s->verdict, ShardVerdict::kReject);
   ASSERT_TRUE(s->kind.has_value());
   EXPECT_EQ(*s->kind, kind) << finding_kind_name(*s->kind);
-  const stguard::Result<stguard::Header> direct = stguard::check_file(dir.file(name));
+  const stguard::Result<stguard::Header> direct = stguard::parse_file(dir.file(name));
   ASSERT_FALSE(direct.has_value());
   ASSERT_TRUE(s->reason.has_value());
   EXPECT_EQ(*s->reason, direct.error().reason) << stguard::reason_name(*s->reason);

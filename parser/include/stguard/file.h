@@ -1,6 +1,6 @@
 // stguard/file.h: safetensors files on disk. File opens one by path (mapped
 // read-only, or read into memory) and gets at its tensors;
-// check_file/validate_file and parse_fd/validate_fd check one without
+// parse_file/validate_file and parse_fd/validate_fd check one without
 // mapping it.
 //
 //   stguard::Result<stguard::File> f = stguard::File::open("model.safetensors");
@@ -126,10 +126,17 @@ Result<HeaderSummary> validate_fd(int fd, const ParseOptions& options = {});
 // structural check of one file in one call. Errors: those of parse_fd, with
 // "<path>: " before the message of a kIoError; kIoError (offset 0) when the
 // file cannot be opened. Opening does not wait for a writer on a FIFO.
-Result<Header> check_file(const std::string& path, const ParseOptions& options = {});
+Result<Header> parse_file(const std::string& path, const ParseOptions& options = {});
 
-// As check_file, without building the tensor list (see validate_header).
+// As parse_file, without building the tensor list (see validate_header).
 Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options = {});
+
+// The name parse_file had in 0.1.0: it parses (it returns a Header), as
+// parse_header and parse_fd do, and "check" named no other verb of the API.
+[[deprecated("use stguard::parse_file")]] inline Result<Header> check_file(
+    const std::string& path, const ParseOptions& options = {}) {
+  return parse_file(path, options);
+}
 
 }  // namespace stguard
 

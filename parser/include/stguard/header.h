@@ -14,7 +14,9 @@
 //
 // Guarantees, whatever the input: no exception escapes, no abort, no read
 // outside `bytes`, memory bounded by a small constant times N (never by sizes
-// the header declares), time linear in N plus n log n in the tensor count.
+// the header declares), time linear in N plus, at worst, n log n in the
+// tensor count n (the sort of data spans that are not in offset order; the
+// search for repeated names hashes with a key, linear in expectation).
 #ifndef STGUARD_HEADER_H_
 #define STGUARD_HEADER_H_
 
@@ -67,7 +69,7 @@ std::optional<Profile> profile_from_name(std::string_view name) noexcept;
 // checkpoint known (the largest seen has 1.29M tensors in a 126 MB header,
 // which the upstream size cap rejects; raise max_header_bytes to read it).
 // "none" is kNoLimit. Without caps, memory stays bounded by a small constant
-// times N and time stays linear in N (see the guarantees above); the one
+// times N and time stays as the guarantees above say; the one
 // implementation limit left is kMaxTensorsSupported, which only a header of
 // tens of gigabytes could reach.
 inline constexpr std::uint64_t kNoLimit = UINT64_MAX;
