@@ -2,8 +2,8 @@
 // needed, not linked.
 //
 // A library linked into the command is loaded, with everything it needs, by
-// every process, whether or not that process uses it: libcrypto alone took
-// about half a millisecond of each `stguard check`, which never hashes
+// every process, whether or not that process uses it: libcrypto alone was a
+// visible share of each `stguard check`, which never hashes
 // (docs/performance.md). The few commands that need such a library open it
 // here and call its functions through pointers resolved once.
 //

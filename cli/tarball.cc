@@ -2,9 +2,9 @@
 //
 // libarchive is opened when an archive is written, not linked
 // (base/shared_library.h): linked, it and the eleven libraries it needs were
-// loaded by every process and made a `stguard check` of a small file 1.6
-// times slower (docs/performance.md). Only `corpus export --tarball` pays for
-// it now.
+// loaded by every process, a large share of a `stguard check` of a small
+// file (docs/performance.md). Only `corpus export --tarball` pays for it
+// now.
 #include "tarball.h"
 
 #include <archive.h>

@@ -99,11 +99,10 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     if (out.keep_details) {
       reserve(out.details, expected_tensors);
       reserve(out.dims, expected_tensors * 2);
-      // Names (quotes included) are 35% to 46% of the benchmark's checkpoint
-      // headers: room for half the header means no regrowth, whose copies of
-      // every name so far cost 5% to 8% of parse_header at 100,000 tensors
-      // and 3% to 4% at 300 (where the arena grew from empty). Pages not
-      // written to are never touched.
+      // Names (quotes included) are well under half of a checkpoint's
+      // header: room for half the header means no regrowth, each of which
+      // would copy every name so far. Pages not written to are never
+      // touched.
       reserve(out.name_arena, header_size / 2);
     }
   }

@@ -179,8 +179,8 @@ class HeaderScanner {
   // fault; reference: the merge), one per tensor in document order, from the
   // first name out of order on. False: a windowed scan declines (the names
   // before are gone). After the first name out of order, outside a window,
-  // a name is only hashed: one call, where two calls and their checks were
-  // 2% to 4% of validating the benchmark's out-of-order checkpoint headers.
+  // a name is only hashed: one call, not two calls and their checks per
+  // tensor of an out-of-order header.
   bool note_name_for_repeats(std::string_view name, bool decoded) {
     if (hash_every_name_) {
       note_hash_alone(name);
@@ -191,8 +191,8 @@ class HeaderScanner {
   // note_name_for_repeats for the names up to the first out of order, and
   // in a window for all.
   bool note_name_while_ordered(std::string_view name, bool decoded);
-  // Out of line: the hash inlined into the scan's loop made headers whose
-  // names never stop ascending 4% slower to validate.
+  // Out of line: the hash inlined into the scan's loop slows headers whose
+  // names never stop ascending, which never call it.
   [[gnu::noinline]] void note_hash_alone(std::string_view name) {
     name_hashes_.push_back(static_cast<std::uint32_t>(hash_name(name)));
   }
@@ -258,8 +258,8 @@ class HeaderScanner {
     // Shapes seen lately, one per slot chosen by their first eight bytes:
     // a model's layers cycle through a few shapes (q_proj, k_proj, a norm),
     // so the previous entry's shape alone missed most of the time. 16 slots
-    // measured faster than 4 or 8 on the vision-language shapes, which mix
-    // the most shapes (docs/performance.md).
+    // suit the vision-language shapes, which mix the most shapes, better
+    // than 4 or 8 (docs/performance.md).
     struct Shape {
       const std::uint8_t* text = nullptr;  // the dimensions after '[', and ']'
       std::size_t len = 0;
@@ -283,7 +283,7 @@ class HeaderScanner {
     std::uint64_t end = 0;
     // Whether the previous entry began where the one before it ended: only
     // then is the next begin compared with that end's digits first. Out of
-    // offset order the compare missed every time, and cost 3% to 4%.
+    // offset order the compare would miss every time, for nothing.
     bool begins_at_previous_end = true;
   };
   CompactRepeats repeats_;

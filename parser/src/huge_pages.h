@@ -2,8 +2,8 @@
 //
 // A fresh buffer is filled by page faults, one per 4 KiB page, and in a
 // process that validates one large header (`stguard check` of a 10 MB
-// header) those faults and the kernel's accounting of each page cost about
-// as much as a tenth of the whole run (docs/performance.md). Where
+// header) those faults and the kernel's accounting of each page are a
+// visible share of the whole run (docs/performance.md). Where
 // transparent huge pages are "madvise", this asks for them; where they are
 // off, the advice does nothing.
 #ifndef STGUARD_SRC_HUGE_PAGES_H_

@@ -31,10 +31,8 @@
 namespace stguard::detail {
 
 // Where find_json_syntax_error skims (json_syntax_skim.h). Outside strings the skim reads a byte
-// per table step, and on large headers the lexer is the faster: `stguard check` of a rejected
-// 11 MB header takes 20-21 ms with the lexer's pass, 33 ms with the skim's (73-77 ms before the
-// skim searched strings with the vector kernels). The skim pays where the lexer's compares are
-// dear, on the short inputs a fuzzer feeds (docs/performance.md, "Fuzzing throughput").
+// per table step, and on large headers the lexer is the faster. The skim pays where the lexer's
+// compares are dear, on the short inputs a fuzzer feeds (docs/performance.md has the figures).
 inline constexpr std::size_t kSkimAtMostBytes = 64 * 1024;
 
 // The first syntax error in the value that starts [begin, end) (after JSON

@@ -270,8 +270,8 @@ struct SpanOrderPool {
 // Below kRadixSortFrom: std::sort, on one word per span when its begin and
 // its position fit in 64 bits together (begin << bits | position), as they
 // do in every real file. Comparing and moving 8-byte integers instead of
-// 24-byte spans with a three-key comparison took the sort of a 300-tensor
-// header's spans from about 13% to 4% of its validation.
+// 24-byte spans with a three-key comparison makes the sort a small part of
+// a small header's validation instead of a large one.
 void sort_few_spans(std::vector<Span>& spans) {
   const std::size_t n = spans.size();
   if (n < 2) return;
@@ -308,8 +308,7 @@ struct PackedWordsPool {
 // walk_in_packed_order's three arrays of n words, in one block. A few
 // thousand words come from the thread's spare; more are allocated and left
 // uninitialised, since every word is written before it is read: zeroing
-// them (2.4 MB at 100,000 tensors) was 1.7% of validating a shuffled header
-// of that size in perf.
+// them would touch megabytes of a large header's validation for nothing.
 class PackedArrays {
  public:
   explicit PackedArrays(std::size_t n) : n_(n) {
@@ -340,9 +339,8 @@ class PackedArrays {
 
 // walk_in_packed_order's pass over the records: each tensor's sort word and
 // end, and the digit counts of the first kPasses radix passes. The pass count
-// is a template parameter so that the counting loop unrolls (shuffled
-// 10,000-tensor headers measured 2% to 4% faster than with a loop over a
-// run-time count).
+// is a template parameter so that the counting loop unrolls, which a loop
+// over a run-time count does not.
 struct PackedWords {
   const std::vector<TensorRecord>& tensors;
   unsigned lowest;
@@ -561,8 +559,8 @@ bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_
 }  // namespace
 
 // Headers whose entries are not in offset order (a shuffled state dict, a
-// writer that orders by name) are common, and comparing 100,000 spans was
-// over a third of validating such a header (docs/performance.md). So: a
+// writer that orders by name) are common, and comparison sorting of a large
+// header's spans dominated its validation (docs/performance.md). So: a
 // stable least-significant-digit radix sort on `begin` over the digits its
 // largest value has, which keeps document order among equal begins, then
 // std::sort within each run of equal begins for `end`. Runs are one span

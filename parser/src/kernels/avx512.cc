@@ -3,7 +3,7 @@
 // loops. Masked loads could take those bytes in one step without reading past
 // the buffer, but AddressSanitizer checks a masked load lane by lane, and
 // fuzz inputs are so short that nearly every scan would end in one (see
-// docs/performance.md, fuzzing throughput); in a real header the tail is
+// docs/performance.md, choices in the code); in a real header the tail is
 // reached once, at its end.
 #if defined(__x86_64__)
 
