@@ -11,8 +11,8 @@
 // cli_fuzz_regressions.jsonl, it is replayed by every run of this test.
 //
 // In the test command the campaign is bounded; longer on demand:
-//   STGUARD_CLI_FUZZ_SECONDS=600 STGUARD_CLI_FUZZ_SEED=7 \
-//     build/asan-ubsan/tests/hostile/stguard_cli_fuzz_tests
+//   export STGUARD_CLI_FUZZ_SECONDS=600 STGUARD_CLI_FUZZ_SEED=7
+//   build/asan-ubsan/tests/hostile/stguard_cli_fuzz_tests
 // STGUARD_CLI_FUZZ_RUNS=N stops after N command lines instead;
 // STGUARD_CLI_FUZZ_VERBOSE=1 prints every line with its outcome;
 // STGUARD_CLI_FUZZ_STGUARD=PATH fuzzes another build of the command.

@@ -184,8 +184,8 @@ std::vector<CheckId> all_checks() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Checks, CheckSwitchTest, ::testing::ValuesIn(all_checks()),
-                         [](const ::testing::TestParamInfo<CheckId>& info) {
-                           return std::string(stguard::detail::check_name(info.param));
+                         [](const ::testing::TestParamInfo<CheckId>& param_info) {
+                           return std::string(stguard::detail::check_name(param_info.param));
                          });
 
 // The switch itself: with nothing left out, the plain path of the switch
