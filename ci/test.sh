@@ -58,8 +58,9 @@ if [ "$compilers" = all ] || [ "$compilers" = clang ]; then run_preset asan-ubsa
 # ConformCli), whose subject is the command's behaviour, not code a second
 # compiler could build otherwise. g++ still builds every target, runs every
 # unit test, the corpus replay, the Python package's API and plugin tests and
-# the library consumers. Its preset is a unity build (docs/building.md),
-# which took its build from 409 s to 224 s.
+# the library consumers. Both presets are unity builds (docs/building.md),
+# which took the clean builds from 409 s to 224 s (g++) and from 584 s to
+# 327 s (clang).
 if [ "$compilers" = gcc ]; then run_preset gcc-asan-ubsan; fi
 if [ "$compilers" = all ]; then
   run_preset gcc-asan-ubsan -LE '^(conform|lint|once)$' \

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Groups a build's translation units into batches for clang-tidy.
 
-    ci/tidy-batches.py BUILD_DIR OUT_DIR < units
+    ci/tidy-batches.py [--alone] BUILD_DIR OUT_DIR < units
+    ci/tidy-batches.py --units BUILD_DIR
 
 Reads source paths (one per line) from stdin, finds each in
 BUILD_DIR/compile_commands.json, and writes into OUT_DIR one source per batch
@@ -16,7 +17,14 @@ batched source under that source's own path (the sources match
 .clang-tidy's HeaderFilterRegex). Only sources of one target with one
 command share a batch, so that merging them is what the unity build already
 does. A C source, and a fuzz harness (whose replay main must stay a unit of
-its own, fuzz/CMakeLists.txt), makes a batch alone.
+its own, fuzz/CMakeLists.txt), makes a batch alone; with --alone (files
+named on tidy-check's command line) every source does.
+
+A unity build (CMAKE_UNITY_BUILD, as the presets of the test command are)
+lists its own batches in compile_commands.json, not the sources: each is
+read back into one entry per source it includes, with its command, so that
+a unity build and a plain one give clang-tidy the same sources. --units
+prints those sources, one per line.
 """
 
 import json
@@ -27,13 +35,48 @@ import sys
 BATCH_SIZE = 8
 
 
-def main() -> int:
-    if len(sys.argv) != 3:
-        print("usage: ci/tidy-batches.py BUILD_DIR OUT_DIR < units", file=sys.stderr)
-        return 2
-    build_dir, out_dir = sys.argv[1], sys.argv[2]
+# CMake's name for a unity build's batch, and how it includes a source.
+UNITY_BATCH = re.compile(r"/Unity/unity_[0-9]+_cxx\.cxx$")
+UNITY_INCLUDE = re.compile(r'^#include "([^"]+)"$', re.MULTILINE)
+# CMake writes "... -o CMakeFiles/<target>.dir/<object> -c <source>".
+COMMAND_TAIL = re.compile(r" -o (\S+) -c (\S+)$")
+
+
+def load_commands(build_dir: str) -> dict:
+    """The build's compile commands by source path, a unity batch's entry
+    replaced by one per source it includes."""
     with open(os.path.join(build_dir, "compile_commands.json"), encoding="utf-8") as f:
-        commands = {entry["file"]: entry for entry in json.load(f)}
+        entries = json.load(f)
+    commands = {}
+    for entry in entries:
+        tail = COMMAND_TAIL.search(entry.get("command", ""))
+        if tail is None or not UNITY_BATCH.search(entry["file"]):
+            commands.setdefault(entry["file"], entry)
+            continue
+        with open(entry["file"], encoding="utf-8") as f:
+            sources = UNITY_INCLUDE.findall(f.read())
+        for source in sources:
+            command = f"{entry['command'][: tail.start()]} -o {tail.group(1)} -c {source}"
+            commands.setdefault(source, {"directory": entry["directory"], "command": command,
+                                         "file": source})
+    return commands
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--units":
+        for source in sorted(load_commands(args[1])):
+            print(source)
+        return 0
+    alone = bool(args) and args[0] == "--alone"
+    if alone:
+        args = args[1:]
+    if len(args) != 2:
+        print("usage: ci/tidy-batches.py [--alone] BUILD_DIR OUT_DIR < units\n"
+              "       ci/tidy-batches.py --units BUILD_DIR", file=sys.stderr)
+        return 2
+    build_dir, out_dir = args
+    commands = load_commands(build_dir)
 
     groups: dict[tuple, list[str]] = {}
     for unit in (line.strip() for line in sys.stdin):
@@ -44,14 +87,13 @@ def main() -> int:
             print(f"tidy-batches: no compile command for {unit}", file=sys.stderr)
             return 2
         command = entry["command"]
-        # CMake writes "... -o CMakeFiles/<target>.dir/<object> -c <source>".
-        tail = re.search(r" -o (\S+) -c (\S+)$", command)
+        tail = COMMAND_TAIL.search(command)
         if tail is None:
             print(f"tidy-batches: unexpected command for {unit}", file=sys.stderr)
             return 2
         target = tail.group(1).split(".dir/")[0]
         key = (entry["directory"], target, command[: tail.start()])
-        if not unit.endswith(".cc") or "/fuzz/" in unit:
+        if alone or not unit.endswith(".cc") or "/fuzz/" in unit:
             key += (unit,)
         groups.setdefault(key, []).append(unit)
 

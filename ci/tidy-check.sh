@@ -27,8 +27,9 @@ fi
 # The translation units of the build that are the project's own sources:
 # what compile_commands.json lists, less tests/, generated files and the
 # files named on the command line when there are some.
-mapfile -t units < <(grep -o '"file": "[^"]*"' "$build_dir/compile_commands.json" |
-  sed 's/^"file": "//; s/"$//' | sort -u |
+# (A unity build lists its batches there; ci/tidy-batches.py --units reads
+# them back into their sources.)
+mapfile -t units < <(python3 ci/tidy-batches.py --units "$build_dir" |
   grep -E "^$(pwd)/(parser|base|verify|conformance|hunt|mutate|cli|fuzz|examples)/" || true)
 if [ "$#" -gt 0 ]; then
   wanted=()
@@ -49,12 +50,12 @@ trap 'rm -rf "$work"' EXIT
 # The whole tree is checked in batches of one target's sources
 # (ci/tidy-batches.py: the headers are parsed once per batch, which took
 # the gate from 171 s to 52 s on 2 cores); named files one by one.
-compile_dir="$build_dir"
-if [ "$#" -eq 0 ]; then
-  printf '%s\n' "${units[@]}" | python3 ci/tidy-batches.py "$build_dir" "$work" >"$work/batches"
-  mapfile -t units <"$work/batches"
-  compile_dir="$work"
-fi
+alone=()
+[ "$#" -eq 0 ] || alone=(--alone)
+printf '%s\n' "${units[@]}" |
+  python3 ci/tidy-batches.py "${alone[@]+"${alone[@]}"}" "$build_dir" "$work" >"$work/batches"
+mapfile -t units <"$work/batches"
+compile_dir="$work"
 log="$work/log"
 printf '%s\n' "${units[@]}" |
   xargs -P "$jobs" -n 1 "$tidy" -p "$compile_dir" --config-file="$(pwd)/.clang-tidy" --quiet \
