@@ -3,6 +3,7 @@
 
     ci/mutants.py [--sample N] [--seed S] [--files GLOB ...] [--list]
                   [--work DIR] [--jobs J] [--timeout SECONDS] [--report FILE]
+                  [--before-corpus DIR]
 
 Each mutant changes one operator in parser/src/ (a comparison's strictness,
 == and !=, && and ||, + 1 and - 1, a dropped !), in a copy of the tree (the
@@ -25,8 +26,11 @@ operator (` < `), so that templates and includes are left alone. All the
 mutants of parser/src/ take hours (a rebuild each); --sample N grades N of
 them drawn with --seed, --files limits them to some files, --list prints
 them and stops. The report (--report, default stdout) lists every mutant
-with its grade. Exit status: 0 when it ran (survivors are the result), 2 when
-it could not (the baseline failed to build or run).
+with its grade. --before-corpus DIR grades each mutant by a second corpus
+too (an earlier version, from `git archive REV corpus`, say), so that one
+run gives the score before and after cases were added. Exit status: 0 when
+it ran (survivors are the result), 2 when it could not (the baseline failed
+to build or run).
 """
 
 import argparse
@@ -163,6 +167,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
     parser.add_argument("--timeout", type=int, default=60, help="seconds per corpus run (default 60)")
     parser.add_argument("--report", help="write the report here (default stdout)")
+    parser.add_argument("--before-corpus",
+                        help="also grade each mutant by this corpus folder (an earlier version)")
     args = parser.parse_args()
 
     tracked = run(["git", "ls-files"], ROOT).stdout.split()
@@ -196,13 +202,15 @@ def main():
         print(configure.stdout[-3000:], file=sys.stderr)
         return 2
     target = ["cmake", "--build", build, "-j", str(args.jobs), "--target", "stguard_corpus_answers"]
-    program = [os.path.join(build, "tests", "parser", "stguard_corpus_answers"),
-               os.path.join(tree, "corpus")]
+    answers_program = os.path.join(build, "tests", "parser", "stguard_corpus_answers")
+    corpora = {"now": os.path.join(tree, "corpus")}
+    if args.before_corpus:
+        corpora["before"] = os.path.abspath(args.before_corpus)
 
-    def answers():
+    def answers(corpus):
         try:
-            r = subprocess.run(program, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               timeout=args.timeout)
+            r = subprocess.run([answers_program, corpora[corpus]], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, timeout=args.timeout)
         except subprocess.TimeoutExpired:
             return None, "timeout"
         return r.stdout, ("exit %d" % r.returncode if r.returncode != 0 else "")
@@ -211,40 +219,55 @@ def main():
     if built.returncode != 0:
         print(built.stdout[-3000:], file=sys.stderr)
         return 2
-    baseline, why = answers()
-    if baseline is None or why:
-        print(f"mutants.py: the unmutated parser does not run: {why}", file=sys.stderr)
-        return 2
+    baselines = {}
+    for corpus, folder in corpora.items():
+        baselines[corpus], why = answers(corpus)
+        if baselines[corpus] is None or why:
+            print(f"mutants.py: the unmutated parser does not run on {folder}: {why}",
+                  file=sys.stderr)
+            return 2
+
+    def grade_by(corpus):
+        got, why = answers(corpus)
+        if got is None or why:
+            return "killed", why
+        if got != baselines[corpus]:
+            changed = sum(1 for a, b in zip(got.splitlines(), baselines[corpus].splitlines())
+                          if a != b)
+            return "killed", f"{changed} answers change"
+        return "survived", ""
 
     out = open(args.report, "w") if args.report else sys.stdout
     counts = {"killed": 0, "survived": 0, "invalid": 0}
+    before_counts = {"killed": 0, "survived": 0}
     print(f"# {len(mutants)} mutants of {len(files)} files", file=out, flush=True)
     for rel, at, old, new, name, line in mutants:
         path = os.path.join(tree, rel)
         original = open(path, encoding="utf-8").read()
+        before = ""
         try:
             open(path, "w", encoding="utf-8").write(original[:at] + new + original[at + len(old):])
             if run(target, work).returncode != 0:
                 grade, detail = "invalid", "does not compile"
             else:
-                got, why = answers()
-                if got is None or why:
-                    grade, detail = "killed", why
-                elif got != baseline:
-                    changed = sum(1 for a, b in zip(got.splitlines(), baseline.splitlines()) if a != b)
-                    grade, detail = "killed", f"{changed} answers change"
-                else:
-                    grade, detail = "survived", ""
+                grade, detail = grade_by("now")
+                if "before" in corpora:
+                    before, _ = grade_by("before")
+                    before_counts[before] += 1
         finally:
             open(path, "w", encoding="utf-8").write(original)
         counts[grade] += 1
-        print(f"{grade:9} {rel}:{line}: {name}" + (f" ({detail})" if detail else ""), file=out,
-              flush=True)
+        print(f"{grade:9} {rel}:{line}: {name}" + (f" ({detail})" if detail else "") +
+              (f" [before: {before}]" if before else ""), file=out, flush=True)
     run(target, work)  # leave the build as the tree is
     graded = counts["killed"] + counts["survived"]
     score = f"{100.0 * counts['killed'] / graded:.1f}%" if graded else "n/a"
     print(f"# killed {counts['killed']}, survived {counts['survived']}, invalid "
           f"{counts['invalid']}: score {score}", file=out, flush=True)
+    if "before" in corpora and graded:
+        print(f"# by the before corpus: killed {before_counts['killed']}, survived "
+              f"{before_counts['survived']}: score "
+              f"{100.0 * before_counts['killed'] / graded:.1f}%", file=out, flush=True)
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
     return 0

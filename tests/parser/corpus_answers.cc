@@ -1,6 +1,7 @@
 // stguard_corpus_answers CORPUS_DIR: every corpus case's answer, one line per
 // case, profile and path (every fast path on, on each SIMD path the CPU
-// has, and the plain path alone, parser/src/layers.h): the reason and offset, or the header read.
+// has, and the plain path alone, parser/src/layers.h): the reason, offset and message, or the
+// header read.
 // What ci/mutants.py compares before and after each change it makes to the parser: a mutant that
 // changes no line survives the corpus. Needs the parser library alone (and reads manifest.json with
 // a few string finds, not a JSON library, for that reason).
@@ -49,7 +50,7 @@ std::string answer(const std::string& bytes, stguard::Profile profile,
       stguard::parse(std::span<const std::uint8_t>(data, bytes.size()), options);
   if (!r) {
     return std::string(stguard::reason_name(r.error().reason)) + " @ " +
-           std::to_string(r.error().offset);
+           std::to_string(r.error().offset) + ": " + r.error().message;
   }
   std::ostringstream out;
   out << "accept";
