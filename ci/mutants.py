@@ -171,6 +171,10 @@ def main():
                         help="also grade each mutant by this corpus folder (an earlier version)")
     args = parser.parse_args()
 
+    if args.before_corpus and not os.path.isfile(os.path.join(args.before_corpus, "manifest.json")):
+        print(f"mutants.py: --before-corpus {args.before_corpus}: no manifest.json there "
+              "(a corpus folder, e.g. from `git archive REV corpus`)", file=sys.stderr)
+        return 2
     tracked = run(["git", "ls-files"], ROOT).stdout.split()
     files = sorted(f for f in tracked if any(fnmatch.fnmatch(f, g) for g in args.files))
     if not files:
