@@ -12,8 +12,9 @@
 # Pin it to one core and keep the machine otherwise idle:
 #   taskset -c 1 bench/layers_sitting.sh build/release/bench/stguard_checkpoint_bench
 # FILTER (default '/(10000|100000)/strict_(validate|parse)$') picks the
-# benchmarks; MIN_TIME (default 0.1) is each one's --benchmark_min_time; each
-# figure is the fastest of its rounds. Needs python3.
+# benchmarks; MIN_TIME (default 0.1) is each one's --benchmark_min_time;
+# LAYERS (default every layer) names the layers to switch off in turn, with
+# commas; each figure is the fastest of its rounds. Needs python3.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
@@ -24,13 +25,15 @@ fi
 command -v python3 >/dev/null || { echo "$0: python3 not found" >&2; exit 2; }
 
 python3 - "$1" "${2:-3}" "${MIN_TIME:-0.1}" \
-  "${FILTER:-/(10000|100000)/strict_(validate|parse)\$}" <<'PY'
+  "${FILTER:-/(10000|100000)/strict_(validate|parse)\$}" "${LAYERS:-}" <<'PY'
 import json, os, subprocess, sys, tempfile
 
 exe, rounds, min_time, pattern = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-layers = ["compact_entries", "u64_words", "plain_strings", "ascending_names",
-          "few_names_pairwise", "utf8_after_scan", "syntax_shortcuts", "syntax_resume",
-          "syntax_skim", "in_order_walk", "tiles_exactly", "packed_walk", "radix_sort", "window"]
+layers = ["compact_entries", "u64_words", "plain_strings", "ascending_names", "utf8_after_scan",
+          "syntax_shortcuts", "syntax_resume", "in_order_walk", "tiles_exactly", "packed_walk",
+          "window"]
+if sys.argv[5]:
+    layers = sys.argv[5].split(",")
 specs = ["all", "none"] + ["-" + name for name in layers]
 times = {}  # spec -> run name -> fastest cpu ms
 order = []

@@ -162,6 +162,9 @@ def main():
     parser.add_argument("--files", nargs="*", default=READER_FILES,
                         help="globs of files relative to the checkout (default: the header "
                              "reader's files in parser/src/)")
+    parser.add_argument("--lines", nargs="*", default=[],
+                        help="only the mutants at these places, FILE:LINE as --list prints them "
+                             "(to grade listed survivors again)")
     parser.add_argument("--list", action="store_true", help="print the mutants and stop")
     parser.add_argument("--work", help="the scratch copy and its build (default: a temporary folder)")
     parser.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
@@ -181,6 +184,12 @@ def main():
         print(f"mutants.py: no tracked file matches {args.files}", file=sys.stderr)
         return 2
     mutants = find_mutants(files)
+    if args.lines:
+        wanted = set(args.lines)
+        mutants = [m for m in mutants if f"{m[0]}:{m[5]}" in wanted]
+        if not mutants:
+            print(f"mutants.py: no mutant at {' '.join(args.lines)}", file=sys.stderr)
+            return 2
     if args.sample and args.sample < len(mutants):
         mutants = sorted(random.Random(args.seed).sample(mutants, args.sample),
                          key=lambda m: (m[0], m[1]))

@@ -178,11 +178,31 @@ inline void check_layers(const std::uint8_t* data, std::size_t size, stguard::Pr
         "validate_header with a combination of fast paths gives another answer");
 }
 
+// The layers fuzz_parse's own two parses run with: all of them, or those
+// STGUARD_FUZZ_LAYERS names (a spec of Layers::parse: "-syntax_resume" is
+// all but that one), so that a campaign can measure what a layer earns under
+// the fuzzer's instrumentation (docs/performance.md) or search one
+// combination alone. A spec that names no layer stops the run.
+inline const stguard::detail::Layers& baseline_layers() {
+  static const stguard::detail::Layers layers = [] {
+    const char* spec = std::getenv("STGUARD_FUZZ_LAYERS");
+    if (spec == nullptr) return stguard::detail::Layers{};
+    const auto parsed = stguard::detail::Layers::parse(spec);
+    if (!parsed) {
+      std::fprintf(stderr, "STGUARD_FUZZ_LAYERS=%s: not a spec of parser/src/layers.h\n", spec);
+      std::abort();
+    }
+    return *parsed;
+  }();
+  return layers;
+}
+
 // The lean level: one parse per profile, and the comparative tester: one
 // more parse, in a profile and with a combination of fast paths both drawn
 // from the input (a third more work per input, not twice as much; the
 // harnesses of check_all compare both profiles and validate_header too).
 inline void check_profiles(const std::uint8_t* data, std::size_t size) {
+  const stguard::detail::LayersInForce baseline(baseline_layers());
   const stguard::Result<stguard::Header> strict =
       parse_checked(data, size, stguard::Profile::kStrict);
   const stguard::Result<stguard::Header> reference =

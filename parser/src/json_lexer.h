@@ -38,9 +38,8 @@
 
 namespace stguard::detail {
 
-// The words of JSON syntax errors, written once: the lexer, the syntax pass
-// (json_syntax.h) and the skim (json_syntax_skim.h), which names the first
-// syntax error itself, must give the same message for the same fault.
+// The words of JSON syntax errors, written once: the lexer and the syntax
+// pass (json_syntax.h) give the same message for the same fault.
 namespace syntax_text {
 // What was expected (SyntaxFaultKind::kExpected).
 inline constexpr std::string_view kValue = "a JSON value";
@@ -76,7 +75,7 @@ enum class SyntaxFaultKind : std::uint8_t {
 // A \u escape read from its backslash `escape_start` (the 'u' follows it):
 // four hex digits, and for a leading surrogate a second escape with a
 // trailing one. Either the code point and the byte after the escape, or the
-// fault as the lexer reports it. Written once for the lexer and the skim.
+// fault as the lexer reports it.
 struct UnicodeEscape {
   const std::uint8_t* next = nullptr;
   std::uint32_t code_point = 0;
@@ -89,7 +88,7 @@ UnicodeEscape read_unicode_escape(const std::uint8_t* escape_start,
 
 // The message of a syntax fault of `kind` (not kNone) at `at`, from `text`,
 // as in SyntaxFaultKind; `end` is the end of the header. The one place the
-// lexer's and the skim's syntax messages are made.
+// lexer's syntax messages are made.
 std::string syntax_fault_message(SyntaxFaultKind kind, std::string_view text,
                                  const std::uint8_t* at, const std::uint8_t* end);
 

@@ -5,8 +5,6 @@
 #include <vector>
 
 #include "json_lexer.h"
-#include "json_syntax_skim.h"
-#include "layers.h"
 
 namespace stguard::detail {
 namespace {
@@ -59,21 +57,20 @@ bool read_key(JsonLexer& lex, std::string& scratch, std::string_view expected) {
   return true;
 }
 
-bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
+// Reads the value for syntax alone, from the beginning or, with `member_at`,
+// from that key of the top-level object.
+bool check_syntax(JsonLexer& lex, const std::uint8_t* member_at) {
   if (lex.begin() == lex.end()) {
     return lex.fail(Reason::kHeaderNotJson, lex.pos(), "invalid JSON: the header is empty (N = 0)");
   }
   ContainerStack open;
   std::string scratch;  // escaped strings are decoded into it and dropped
-  if (from.at != nullptr) {
-    // As a pass from the beginning would be at this key or element: inside
-    // the same containers, after a '{', '[' or ',' and the whitespace after
-    // it.
-    lex.set_pos(from.at);
-    for (std::size_t level = 0; level < from.depth; ++level) open.push(from.objects[level]);
-    if (!open.empty() && open.top_is_object() && !read_key(lex, scratch, syntax_text::kKey)) {
-      return false;
-    }
+  if (member_at != nullptr) {
+    // As a pass from the beginning would be at this key: inside the
+    // top-level object, after its '{' or a ',' and the whitespace after it.
+    lex.set_pos(member_at);
+    open.push(/*object=*/true);
+    if (!read_key(lex, scratch, syntax_text::kKey)) return false;
   } else {
     lex.skip_whitespace();
   }
@@ -141,31 +138,8 @@ bool check_syntax(JsonLexer& lex, const SyntaxResumePoint& from) {
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at) {
-  const std::uint8_t* const start = member_at != nullptr ? member_at : begin;
-  if (static_cast<std::size_t>(end - start) > kSkimAtMostBytes || !layers().syntax_skim) {
-    SyntaxResumePoint from;
-    if (member_at != nullptr) {
-      from.at = member_at;
-      from.depth = 1;
-      from.objects[0] = true;
-    }
-    return read_json_syntax_error(begin, end, file_base, kernels, from);
-  }
-  const SyntaxSkim skim = skim_json_syntax(begin, end, member_at);
-  if (skim.well_formed) return std::nullopt;
-  if (skim.fault == SyntaxFaultKind::kNone) {
-    return read_json_syntax_error(begin, end, file_base, kernels, skim.resume);
-  }
-  const std::uint64_t offset = file_base + static_cast<std::uint64_t>(skim.at - begin);
-  return Error{Reason::kHeaderNotJson, offset,
-               syntax_fault_message(skim.fault, skim.text, skim.at, end)};
-}
-
-std::optional<Error> read_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
-                                            std::uint64_t file_base, const Kernels& kernels,
-                                            const SyntaxResumePoint& from) {
   JsonLexer lex(begin, end, file_base, kernels);
-  if (check_syntax(lex, from)) return std::nullopt;
+  if (check_syntax(lex, member_at)) return std::nullopt;
   return lex.take_error();
 }
 

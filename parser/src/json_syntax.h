@@ -24,16 +24,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "json_syntax_skim.h"
 #include "kernels/kernels.h"
 #include "stguard/error.h"
 
 namespace stguard::detail {
-
-// Where find_json_syntax_error skims (json_syntax_skim.h). Outside strings the skim reads a byte
-// per table step, and on large headers the lexer is the faster. The skim pays where the lexer's
-// compares are dear, on the short inputs a fuzzer feeds (docs/performance.md has the figures).
-inline constexpr std::size_t kSkimAtMostBytes = 64 * 1024;
 
 // The first syntax error in the value that starts [begin, end) (after JSON
 // whitespace) as a kHeaderNotJson error, with offsets from `file_base`, the
@@ -45,19 +39,9 @@ inline constexpr std::size_t kSkimAtMostBytes = 64 * 1024;
 // bytes before it are known to be well-formed (the scanner read them). The
 // answer is the one a pass from the beginning gives, which would be at that
 // key in the same state: inside the top-level object, at a key.
-//
-// Up to kSkimAtMostBytes from the start, the bytes are skimmed first
-// (json_syntax_skim.h), which names the first syntax error itself; the
-// lexer's pass below reads what is longer, and an empty header.
 std::optional<Error> find_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
                                             std::uint64_t file_base, const Kernels& kernels,
                                             const std::uint8_t* member_at = nullptr);
-
-// The same answer, read by the JSON lexer alone, from `from` (by default,
-// the beginning): the skim's resume point, or one the tests choose.
-std::optional<Error> read_json_syntax_error(const std::uint8_t* begin, const std::uint8_t* end,
-                                            std::uint64_t file_base, const Kernels& kernels,
-                                            const SyntaxResumePoint& from = {});
 
 }  // namespace stguard::detail
 

@@ -8,18 +8,15 @@ thread_local Layers t_layers;
 
 // The fields in the order of from_bits and names().
 constexpr bool Layers::*kFields[Layers::kCount] = {
-    &Layers::compact_entries,    &Layers::u64_words,
-    &Layers::plain_strings,      &Layers::ascending_names,
-    &Layers::few_names_pairwise, &Layers::utf8_after_scan,
-    &Layers::syntax_shortcuts,   &Layers::syntax_resume,
-    &Layers::syntax_skim,        &Layers::in_order_walk,
-    &Layers::tiles_exactly,      &Layers::packed_walk,
-    &Layers::radix_sort,         &Layers::window,
+    &Layers::compact_entries, &Layers::u64_words,       &Layers::plain_strings,
+    &Layers::ascending_names, &Layers::utf8_after_scan, &Layers::syntax_shortcuts,
+    &Layers::syntax_resume,   &Layers::in_order_walk,   &Layers::tiles_exactly,
+    &Layers::packed_walk,     &Layers::window,
 };
 constexpr const char* kNames[Layers::kCount] = {
-    "compact_entries", "u64_words",        "plain_strings", "ascending_names", "few_names_pairwise",
-    "utf8_after_scan", "syntax_shortcuts", "syntax_resume", "syntax_skim",     "in_order_walk",
-    "tiles_exactly",   "packed_walk",      "radix_sort",    "window",
+    "compact_entries", "u64_words",        "plain_strings", "ascending_names",
+    "utf8_after_scan", "syntax_shortcuts", "syntax_resume", "in_order_walk",
+    "tiles_exactly",   "packed_walk",      "window",
 };
 
 }  // namespace

@@ -47,8 +47,6 @@ struct Layers {
   // header_scanner.cc: no name is hashed while each is greater than the one
   // before (writers sort them); no repeat is then possible.
   bool ascending_names = true;
-  // name_index.h: up to 16 names compared pairwise, without a table.
-  bool few_names_pairwise = true;
   // header.cc: a large header's UTF-8 checked only when the scan saw a
   // non-ASCII byte or stopped at a fault.
   bool utf8_after_scan = true;
@@ -58,8 +56,6 @@ struct Layers {
   // json_syntax.cc: the syntax pass starts at the top-level member the scan
   // was in, not at the beginning.
   bool syntax_resume = true;
-  // json_syntax_skim.h: a short header's syntax skimmed with a table.
-  bool syntax_skim = true;
   // layout.cc: tensors already in offset order walked in document order,
   // without a sort.
   bool in_order_walk = true;
@@ -67,8 +63,6 @@ struct Layers {
   bool tiles_exactly = true;
   // layout.cc: the tensors walked in sorted order from packed keys.
   bool packed_walk = true;
-  // layout.cc: many spans sorted with radix passes instead of std::sort.
-  bool radix_sort = true;
   // header_window.h, file.cc: a large header of a file checked a window at
   // a time before it is read whole.
   bool window = true;
@@ -76,15 +70,15 @@ struct Layers {
   // Every layer off: the plain path alone.
   static constexpr Layers plain() noexcept {
     Layers l;
-    l.compact_entries = l.u64_words = l.plain_strings = l.ascending_names = l.few_names_pairwise =
-        l.utf8_after_scan = l.syntax_shortcuts = l.syntax_resume = l.syntax_skim = l.in_order_walk =
-            l.tiles_exactly = l.packed_walk = l.radix_sort = l.window = false;
+    l.compact_entries = l.u64_words = l.plain_strings = l.ascending_names = l.utf8_after_scan =
+        l.syntax_shortcuts = l.syntax_resume = l.in_order_walk = l.tiles_exactly = l.packed_walk =
+            l.window = false;
     return l;
   }
   // The layers whose bits are set in `bits`, in the order of the fields
   // above (bit 0: compact_entries): for a fuzzer drawing a combination.
   static Layers from_bits(std::uint32_t bits) noexcept;
-  static constexpr int kCount = 14;
+  static constexpr int kCount = 11;
   // "compact_entries,window" (the layers on), "none", or "all".
   std::string names() const;
   // The inverse, for a benchmark's or a test's command line: "all", "none",

@@ -18,41 +18,9 @@
 namespace stguard::detail {
 namespace {
 
-// Below this many spans std::sort is as fast as the radix passes' tables.
+// Below this many tensors std::sort is as fast as the radix passes' tables.
 constexpr std::size_t kRadixSortFrom = 2048;
 constexpr unsigned kRadixBits = 11;  // 2048 buckets: the counts stay in L1
-
-// The bits in which some of the items' begins differ; 0 when all are equal.
-// Only those decide the order, so the radix passes cover no others.
-template <typename Items, typename BeginOf>
-std::uint64_t varying_begin_bits(const Items& items, BeginOf begin_of) noexcept {
-  std::uint64_t any = 0;
-  std::uint64_t all = ~std::uint64_t{0};
-  for (const auto& item : items) {
-    any |= begin_of(item);
-    all &= begin_of(item);
-  }
-  return any & ~all;
-}
-
-// One stable counting-sort pass of `items` on the kRadixBits-wide digit of
-// key_of(item) at `shift`, through `buffer` (as large as `items`; the two
-// are swapped) and `counts` (2^kRadixBits entries).
-template <typename T, typename KeyOf>
-void radix_pass(std::vector<T>& items, std::vector<T>& buffer, std::vector<std::uint32_t>& counts,
-                unsigned shift, KeyOf key_of) {
-  constexpr std::uint64_t kMask = (std::uint64_t{1} << kRadixBits) - 1;
-  std::fill(counts.begin(), counts.end(), 0);
-  for (const T& item : items) ++counts[(key_of(item) >> shift) & kMask];
-  std::uint32_t total = 0;
-  for (std::uint32_t& c : counts) {
-    const std::uint32_t here = c;
-    c = total;
-    total += here;
-  }
-  for (const T& item : items) buffer[counts[(key_of(item) >> shift) & kMask]++] = item;
-  items.swap(buffer);
-}
 
 // A tensor's name for a message. Reading it again may decode escapes into
 // `scratch`, which must outlive the message() call that quotes it.
@@ -247,59 +215,6 @@ class LayoutWalk {
   Reason failed_for_ = Reason::kOffsetOutOfBounds;  // see fail_at
 };
 
-// After spans are ordered by begin alone: each run of equal begins into
-// operator<'s order. Runs are one span long except for empty tensors and
-// overlaps, so this is a linear pass.
-void sort_equal_begins(std::vector<Span>& spans) {
-  for (auto run = spans.begin(); run != spans.end();) {
-    auto next = run + 1;
-    while (next != spans.end() && next->begin == run->begin) ++next;
-    if (next - run > 1) std::sort(run, next);
-    run = next;
-  }
-}
-
-// The pools (recycle.h) of sort_few_spans's two buffers.
-struct SpanKeyPool {
-  using Element = std::uint64_t;
-};
-struct SpanOrderPool {
-  using Element = Span;
-};
-
-// Below kRadixSortFrom: std::sort, on one word per span when its begin and
-// its position fit in 64 bits together (begin << bits | position), as they
-// do in every real file. Comparing and moving 8-byte integers instead of
-// 24-byte spans with a three-key comparison makes the sort a small part of
-// a small header's validation instead of a large one.
-void sort_few_spans(std::vector<Span>& spans) {
-  const std::size_t n = spans.size();
-  if (n < 2) return;
-  const auto position_bits = static_cast<unsigned>(std::bit_width(n - 1));
-  std::uint64_t largest = 0;
-  for (const Span& s : spans) largest |= s.begin;
-  if (static_cast<unsigned>(std::bit_width(largest)) + position_bits > 64) {
-    std::sort(spans.begin(), spans.end());
-    return;
-  }
-  std::vector<std::uint64_t> keys;
-  borrow_spare<SpanKeyPool>(keys);
-  keys.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) keys.push_back((spans[i].begin << position_bits) | i);
-  std::sort(keys.begin(), keys.end());
-  std::vector<Span> sorted;
-  borrow_spare<SpanOrderPool>(sorted);
-  sorted.reserve(n);
-  const std::uint64_t position_mask = (std::uint64_t{1} << position_bits) - 1;
-  for (const std::uint64_t key : keys) sorted.push_back(spans[key & position_mask]);
-  spans.swap(sorted);
-  return_spare<SpanOrderPool>(sorted);
-  return_spare<SpanKeyPool>(keys);
-  // Equal begins are now in position order; operator< breaks their ties by
-  // end first.
-  sort_equal_begins(spans);
-}
-
 // The pool (recycle.h) of walk_in_packed_order's arrays.
 struct PackedWordsPool {
   using Element = std::uint64_t;
@@ -378,7 +293,7 @@ struct PackedWords {
 // 100,000 tensors, past L2), and no pass needs a counting pass of its own.
 // `varying` is the OR of the begins less their AND (the bits in which some
 // differ), `shared` the AND. Returns false, having done nothing, when begin
-// bits and index do not fit in 64 bits together; sort_spans then does the
+// bits and index do not fit in 64 bits together; std::sort then does the
 // work.
 bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_t varying,
                           std::uint64_t shared, LayoutWalk& walk) {
@@ -558,37 +473,6 @@ bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_
 
 }  // namespace
 
-// Headers whose entries are not in offset order (a shuffled state dict, a
-// writer that orders by name) are common, and comparison sorting of a large
-// header's spans dominated its validation (docs/performance.md). So: a
-// stable least-significant-digit radix sort on `begin` over the digits its
-// largest value has, which keeps document order among equal begins, then
-// std::sort within each run of equal begins for `end`. Runs are one span
-// long except for empty tensors and overlaps, so the work stays linear.
-void sort_spans(std::vector<Span>& spans) {
-  if (!layers().radix_sort) {
-    std::sort(spans.begin(), spans.end());  // the plain path (layers.h)
-    return;
-  }
-  if (spans.size() < kRadixSortFrom) {
-    sort_few_spans(spans);
-    return;
-  }
-  // Only the bits in which some begins differ decide the order: the passes
-  // start at the lowest of them and end past the highest. Real offsets share
-  // their low bits (tensor sizes are multiples of 2^13 and more), which
-  // takes the checkpoint benchmark's sorts from four passes to three. (Wider
-  // digits, for two passes, measured no faster: their counts leave L1.)
-  const std::uint64_t varying = varying_begin_bits(spans, [](const Span& s) { return s.begin; });
-  const unsigned lowest = varying == 0 ? 64 : static_cast<unsigned>(std::countr_zero(varying));
-  std::vector<Span> buffer(spans.size());
-  std::vector<std::uint32_t> counts(std::size_t{1} << kRadixBits);
-  for (unsigned shift = lowest; shift < 64 && (varying >> shift) != 0; shift += kRadixBits) {
-    radix_pass(spans, buffer, counts, shift, [](const Span& s) { return s.begin; });
-  }
-  sort_equal_begins(spans);
-}
-
 std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_t header_len,
                                             std::uint64_t file_size) {
   const std::vector<TensorRecord>& tensors = h.tensors;
@@ -647,7 +531,7 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
   for (std::size_t k = 0; k < n; ++k) {
     spans.push_back(Span{tensors[k].begin, tensors[k].end, static_cast<std::uint32_t>(k)});
   }
-  sort_spans(spans);
+  std::sort(spans.begin(), spans.end());
   LayoutWalk sorted_walk(h, header_len, file_size);
   for (const Span& s : spans) {
     if (!sorted_walk.place(s)) break;

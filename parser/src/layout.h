@@ -25,10 +25,6 @@ struct Span {
   }
 };
 
-// Sorts by (begin, end, index): the order of operator<, and so the same
-// result as std::sort (indices are distinct). Linear on large inputs.
-void sort_spans(std::vector<Span>& spans);
-
 // Per tensor, in document order: begin <= end, element and bit counts fit in
 // u64, whole bytes, end - begin equals the implied size. Then, sorted by
 // (begin, end, document order): no tensor past the buffer, no hole, no

@@ -163,16 +163,6 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
     std::span<const Hash> hashes, Same&& same) {
   const std::size_t n = hashes.size();
   if (n < 2) return std::nullopt;
-  if (n <= 16 && layers().few_names_pairwise) {
-    // A few names: compare every pair, in the order that finds the first
-    // repeat (and then its earlier occurrence) first, with no table at all.
-    for (std::uint32_t j = 1; j < n; ++j) {
-      for (std::uint32_t i = 0; i < j; ++i) {
-        if (hashes[i] == hashes[j] && same(i, j)) return std::pair(i, j);
-      }
-    }
-    return std::nullopt;
-  }
   // One open-addressing table of indices, at least twice as many slots as
   // names, probed from each name's hash. Names are inserted in document
   // order, so the first hit is the first repeat, and the name it hits is the

@@ -33,13 +33,14 @@ const std::string kPlantedBug =
 
 using stguard_test::read_text;
 
-// Seed 4 finds the overlap within 200 runs in corpus 4 (seeds 1, 2, 3 and 5
-// do not; overlaps are about one file in 300, and a new corpus changes
-// which files a seed makes, so it may need another seed).
+// Seed 6 finds the overlap within 200 runs in corpus 5, and some finding
+// within 60 (seeds 2 to 5, 8, 10 and 12 find no overlap, 1 nothing in 60;
+// overlaps are about one file in 300, and a new corpus changes which files a
+// seed makes, so it may need another seed).
 CliRun hunt_planted_bug(const fs::path& out, const std::string& runs,
                         const std::string& minimise_runs) {
   return run_cli({"hunt", "--adapter", kPlantedBug, "--plain", "--name", "no-overlap-check",
-                  "--runs", runs, "--seed", "4", "-j", "2", "--minimise-runs", minimise_runs,
+                  "--runs", runs, "--seed", "6", "-j", "2", "--minimise-runs", minimise_runs,
                   "--corpus", STGUARD_CORPUS_DIR, "--out", out.string(), "-q"});
 }
 

@@ -112,9 +112,8 @@ std::vector<std::uint8_t> edited(const std::vector<std::uint8_t>& file, const st
 TEST(LayerPaths, CheckpointsReadAsWithAllLayersWithEachLayerOffAndAlone) {
   const std::vector<Layers> combinations = one_at_a_time();
   std::size_t files = 0;
-  // 20 tensors: a header under 4 KiB (UTF-8 first, the syntax skim); 600:
-  // under the skim's 64 KiB; 2,100: past both, and past the radix sort's
-  // 2,048 spans.
+  // 20 tensors: a header under 4 KiB (UTF-8 first); 600: past it; 2,100:
+  // past the packed walk's 2,048 tensors, where it sorts in radix passes.
   for (const std::size_t count : {std::size_t{20}, std::size_t{600}, std::size_t{2100}}) {
     for (const Order order :
          {Order::kSorted, Order::kWriter, Order::kStateDict, Order::kShuffled}) {

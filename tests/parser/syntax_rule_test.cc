@@ -65,11 +65,10 @@ TEST(SyntaxRule, SyntaxErrorAfterAGrammarFault) {
   ExpectNotJsonInBoth(h, header_at(h, ",]") + 1);
 }
 
-TEST(SyntaxRule, LargeHeadersTakeTheLexersPassAlone) {
-  // Past kSkimAtMostBytes after the fault's member, the syntax pass is the
-  // lexer's alone: on either side of it, the same answers.
-  for (const std::size_t filler :
-       {stguard::detail::kSkimAtMostBytes - 100, stguard::detail::kSkimAtMostBytes + 100}) {
+TEST(SyntaxRule, SyntaxErrorFarPastTheFault) {
+  // The syntax pass reads on past the fault's member however far the
+  // syntax error is: a short and a long way, the same answers.
+  for (const std::size_t filler : {std::size_t{100}, std::size_t{100'000}}) {
     const std::string front =
         R"({"a":5,"__metadata__":{"p":")" + std::string(filler, 'x') + R"("},)";
     const std::string broken = front + R"("c":[1,]})";
@@ -269,7 +268,7 @@ TEST(SyntaxPass, StartingAtAMemberAnswersAsFromTheBeginning) {
         const std::string h = "{" + m0 + "," + m1 + ",\n" + m2 + "}";
         const auto* begin = reinterpret_cast<const std::uint8_t*>(h.data());
         const auto* end = begin + h.size();
-        const auto from_start = stguard::detail::read_json_syntax_error(begin, end, 8, kernels);
+        const auto from_start = stguard::detail::find_json_syntax_error(begin, end, 8, kernels);
         const std::size_t keys[] = {h.find('"'), h.find('"', 1 + m0.size() + 1),
                                     h.find('"', 1 + m0.size() + 1 + m1.size() + 2)};
         const bool prefix_ok[] = {true, is_well_formed(m0),
@@ -319,7 +318,7 @@ TEST(SyntaxPass, WhereTheScannerStoppedSettlesWhatThePassWouldFind) {
     stguard_test::EditRandomBytes(h, alphabet, [&](std::size_t n) { return rng() % n; });
     const auto* begin = reinterpret_cast<const std::uint8_t*>(h.data());
     const auto* end = begin + h.size();
-    const auto from_start = stguard::detail::read_json_syntax_error(begin, end, 8, kernels);
+    const auto from_start = stguard::detail::find_json_syntax_error(begin, end, 8, kernels);
     for (const Profile profile : kBoth) {
       const stguard::ParseOptions options = stguard_test::WithProfile(profile);
       stguard::detail::HeaderScanner scanner(begin, end, 8, options);
