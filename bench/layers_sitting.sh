@@ -33,6 +33,11 @@ layers = ["compact_entries", "u64_words", "plain_strings", "ascending_names", "u
           "syntax_shortcuts", "syntax_resume", "in_order_walk", "tiles_exactly", "packed_walk",
           "window"]
 if sys.argv[5]:
+    unknown = [name for name in sys.argv[5].split(",") if name not in layers]
+    if unknown:
+        print(f"layers_sitting.sh: LAYERS: not a layer: {', '.join(map(repr, unknown))}",
+              file=sys.stderr)
+        sys.exit(2)
     layers = sys.argv[5].split(",")
 specs = ["all", "none"] + ["-" + name for name in layers]
 times = {}  # spec -> run name -> fastest cpu ms

@@ -162,7 +162,7 @@ def main():
     parser.add_argument("--files", nargs="*", default=READER_FILES,
                         help="globs of files relative to the checkout (default: the header "
                              "reader's files in parser/src/)")
-    parser.add_argument("--lines", nargs="*", default=[],
+    parser.add_argument("--lines", nargs="+", default=[],
                         help="only the mutants at these places, FILE:LINE as --list prints them "
                              "(to grade listed survivors again)")
     parser.add_argument("--list", action="store_true", help="print the mutants and stop")

@@ -18,6 +18,18 @@
 namespace stguard::detail {
 namespace {
 
+// A tensor's data range and its place in the document, for the layout walk.
+struct Span {
+  std::uint64_t begin;
+  std::uint64_t end;
+  std::uint32_t index;  // document order, the tie-breaker
+  friend bool operator<(const Span& a, const Span& b) noexcept {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    if (a.end != b.end) return a.end < b.end;
+    return a.index < b.index;
+  }
+};
+
 // Below this many tensors std::sort is as fast as the radix passes' tables.
 constexpr std::size_t kRadixSortFrom = 2048;
 constexpr unsigned kRadixBits = 11;  // 2048 buckets: the counts stay in L1

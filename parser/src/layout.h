@@ -5,25 +5,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 #include "scanned_header.h"
 #include "stguard/error.h"
 #include "stguard/header.h"
 
 namespace stguard::detail {
-
-// A tensor's data range and its place in the document, for the layout walk.
-struct Span {
-  std::uint64_t begin;
-  std::uint64_t end;
-  std::uint32_t index;  // document order, the tie-breaker
-  friend bool operator<(const Span& a, const Span& b) noexcept {
-    if (a.begin != b.begin) return a.begin < b.begin;
-    if (a.end != b.end) return a.end < b.end;
-    return a.index < b.index;
-  }
-};
 
 // Per tensor, in document order: begin <= end, element and bit counts fit in
 // u64, whole bytes, end - begin equals the implied size. Then, sorted by

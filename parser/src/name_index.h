@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include "layers.h"
 #include "little_endian.h"
 #include "recycle.h"
 
