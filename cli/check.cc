@@ -1,6 +1,6 @@
 // cli/check.cc: `stguard check`, the structural verdict on one or more files.
 //
-// Each file is checked with stguard::validate_fd: only the first 8 + N
+// Each file is checked with Parser::validate_fd (one Parser for the run): only the first 8 + N
 // bytes are read (pread), tensor data never is, and no tensor list is built,
 // so checking a 100 GB shard costs about as much as parsing its header. The
 // sniff of a rejected file reads the same descriptor (output.h).
@@ -88,9 +88,10 @@ int run_check(const Command& command, const CheckArgs& args) {
   std::vector<std::string> unreadable;
   std::optional<sarif::CheckLog> log;
   if (args.sarif) log.emplace();
+  Parser parser;  // its scratch memory kept from file to file
   for (const std::string& file : args.files) {
     base::UniqueFd fd;
-    const Result<HeaderSummary> result = validate_path(file, *options, &fd);
+    const Result<HeaderSummary> result = validate_path(parser, file, *options, &fd);
     std::optional<base::Sniffed> sniffed;
     if (!result && result.error().reason != Reason::kIoError) {
       pause_between_reads_for_test();

@@ -377,7 +377,8 @@ int run_inspect(const Command& command, const InspectArgs& args) {
   const Profile profile = options->profile;
   // One descriptor for the header, the sniff and the values (output.h).
   base::UniqueFd fd;
-  const Result<Header> result = check_path(file, *options, &fd);
+  Parser parser;
+  const Result<Header> result = check_path(parser, file, *options, &fd);
   if (!result) {
     if (result.error().reason != Reason::kIoError) pause_between_reads_for_test();
     const std::optional<base::Sniffed> sniffed = sniff_rejected_file(fd.get(), result.error());

@@ -159,14 +159,14 @@ auto check_opened(const std::string& path, base::UniqueFd* fd, Check&& check)
 
 }  // namespace
 
-Result<Header> check_path(const std::string& path, const ParseOptions& options,
+Result<Header> check_path(Parser& parser, const std::string& path, const ParseOptions& options,
                           base::UniqueFd* fd) {
-  return check_opened(path, fd, [&](int opened) { return parse_fd(opened, options); });
+  return check_opened(path, fd, [&](int opened) { return parser.parse_fd(opened, options); });
 }
 
-Result<HeaderSummary> validate_path(const std::string& path, const ParseOptions& options,
-                                    base::UniqueFd* fd) {
-  return check_opened(path, fd, [&](int opened) { return validate_fd(opened, options); });
+Result<HeaderSummary> validate_path(Parser& parser, const std::string& path,
+                                    const ParseOptions& options, base::UniqueFd* fd) {
+  return check_opened(path, fd, [&](int opened) { return parser.validate_fd(opened, options); });
 }
 
 std::optional<base::Sniffed> sniff_rejected_file(int fd, const Error& error) {

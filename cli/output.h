@@ -17,6 +17,7 @@
 #include "base/sniff.h"
 #include "command.h"
 #include "stguard/header.h"
+#include "stguard/parser.h"
 #include "stguard/result.h"
 
 namespace stguard::cli {
@@ -57,10 +58,12 @@ std::string error_text(const Error& error);
 // that follow: the sniff of a rejected file, inspect's value scan. Each
 // command reads FILE through this one descriptor, so that a file renamed
 // over FILE meanwhile is never half-read (its header with another file's
-// values). Results and errors are parse_file's and validate_file's.
-Result<Header> check_path(const std::string& path, const ParseOptions& options, base::UniqueFd* fd);
-Result<HeaderSummary> validate_path(const std::string& path, const ParseOptions& options,
-                                    base::UniqueFd* fd);
+// values). Results and errors are parse_file's and validate_file's; the
+// scratch memory is `parser`'s, kept for the next file.
+Result<Header> check_path(Parser& parser, const std::string& path, const ParseOptions& options,
+                          base::UniqueFd* fd);
+Result<HeaderSummary> validate_path(Parser& parser, const std::string& path,
+                                    const ParseOptions& options, base::UniqueFd* fd);
 
 // For a rejected file, open on `fd` (from check_path or validate_path): what
 // it really is when it is no safetensors file at all (a Git LFS pointer, an

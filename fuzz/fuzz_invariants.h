@@ -29,6 +29,7 @@
 #include "conformance/mutate/format_math.h"
 #include "parser/src/header_window.h"
 #include "parser/src/layers.h"
+#include "parser/src/scanned_header.h"
 #include "stguard/stguard.h"
 
 namespace stguard_fuzz {
@@ -101,6 +102,16 @@ inline bool same_header(const stguard::Header& a, const stguard::Header& b) {
          a.file_size == b.file_size;
 }
 
+// The harnesses' own parses run on one Parser per thread (stguard/parser.h),
+// which keeps its scratch memory from input to input as a program checking
+// many files does; the comparative tester's extra parse (check_layers) is a
+// one-shot call, with fresh memory. So every input also checks that nothing
+// a parse leaves in the scratch changes the next one's answer.
+inline stguard::Parser& kept_parser() {
+  thread_local stguard::Parser parser;
+  return parser;
+}
+
 // One parse in one profile; the verdict is checked on its own (an accepted
 // header describes the input, an error is well-formed).
 inline stguard::Result<stguard::Header> parse_checked(const std::uint8_t* data, std::size_t size,
@@ -108,7 +119,7 @@ inline stguard::Result<stguard::Header> parse_checked(const std::uint8_t* data, 
   stguard::ParseOptions options;
   options.profile = profile;
   stguard::Result<stguard::Header> parsed =
-      stguard::parse(std::span<const std::uint8_t>(data, size), options);
+      kept_parser().parse(std::span<const std::uint8_t>(data, size), options);
   if (parsed) {
     check_accepted(*parsed, data, size);
   } else {
@@ -161,6 +172,7 @@ inline void check_layers(const std::uint8_t* data, std::size_t size, stguard::Pr
   options.profile = profile;
   const std::span<const std::uint8_t> bytes(data, size);
   const stguard::detail::LayersInForce in_force(layers);
+  // One-shot: fresh scratch memory (kept_parser).
   const stguard::Result<stguard::Header> other = stguard::parse(bytes, options);
   if (!same_result(other, parsed)) {
     std::fprintf(stderr, "layers on: %s; all layers: %s; these: %s\n", layers.names().c_str(),
@@ -318,13 +330,15 @@ inline void check_window(const std::uint8_t* data, std::size_t size, stguard::Pr
   if (!n) return;  // the caller reads no window then
   const std::span<const std::uint8_t> header(data + 8, static_cast<std::size_t>(*n));
   const std::size_t capacity = 64 + size % 449;
+  // Kept from input to input, as kept_parser's.
+  thread_local stguard::detail::Scratch scratch;
   stguard::detail::BytesHeaderWindow for_parse(header, capacity, capacity / 4);
-  if (auto got = stguard::detail::parse_header_in_window(size, options, for_parse)) {
+  if (auto got = stguard::detail::parse_header_in_window(size, options, for_parse, scratch)) {
     check(parsed.has_value() && same_header(*got, *parsed),
           "a window accepts what the whole header does not, or another header");
   }
   stguard::detail::BytesHeaderWindow for_validate(header, capacity, capacity / 4);
-  if (auto got = stguard::detail::validate_header_in_window(size, options, for_validate)) {
+  if (auto got = stguard::detail::validate_header_in_window(size, options, for_validate, scratch)) {
     check(parsed.has_value() && got->tensor_count == parsed->tensors.size() &&
               got->metadata_count == (parsed->metadata ? parsed->metadata->size() : 0) &&
               got->has_metadata == parsed->metadata.has_value(),

@@ -20,6 +20,7 @@
 #include "header_window.h"
 #include "layers.h"
 #include "message.h"
+#include "stguard/parser.h"
 
 namespace stguard {
 namespace {
@@ -336,34 +337,51 @@ auto open_and(const std::string& path, Parse&& parse) -> decltype(parse(0)) {
 
 }  // namespace
 
-Result<Header> parse_fd(int fd, const ParseOptions& options) {
+Result<Header> Parser::parse_fd(int fd, const ParseOptions& options) {
   return read_head_and(
       fd, options,
       [&](std::span<const std::uint8_t> head, std::uint64_t size) {
         return parse_header(head, size, options);
       },
       [&](std::uint64_t size, detail::HeaderWindow& window) {
-        return detail::parse_header_in_window(size, options, window);
+        return detail::parse_header_in_window(size, options, window, scratch());
       });
 }
 
-Result<HeaderSummary> validate_fd(int fd, const ParseOptions& options) {
+Result<HeaderSummary> Parser::validate_fd(int fd, const ParseOptions& options) {
   return read_head_and(
       fd, options,
       [&](std::span<const std::uint8_t> head, std::uint64_t size) {
         return validate_header(head, size, options);
       },
       [&](std::uint64_t size, detail::HeaderWindow& window) {
-        return detail::validate_header_in_window(size, options, window);
+        return detail::validate_header_in_window(size, options, window, scratch());
       });
 }
 
-Result<Header> parse_file(const std::string& path, const ParseOptions& options) {
+Result<Header> Parser::parse_file(const std::string& path, const ParseOptions& options) {
   return open_and(path, [&](int fd) { return parse_fd(fd, options); });
 }
 
-Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options) {
+Result<HeaderSummary> Parser::validate_file(const std::string& path, const ParseOptions& options) {
   return open_and(path, [&](int fd) { return validate_fd(fd, options); });
+}
+
+// The one-shot calls: a fresh Parser each, freed after.
+Result<Header> parse_fd(int fd, const ParseOptions& options) {
+  return Parser().parse_fd(fd, options);
+}
+
+Result<HeaderSummary> validate_fd(int fd, const ParseOptions& options) {
+  return Parser().validate_fd(fd, options);
+}
+
+Result<Header> parse_file(const std::string& path, const ParseOptions& options) {
+  return Parser().parse_file(path, options);
+}
+
+Result<HeaderSummary> validate_file(const std::string& path, const ParseOptions& options) {
+  return Parser().validate_file(path, options);
 }
 
 }  // namespace stguard

@@ -14,6 +14,7 @@
 #include "layout.h"
 #include "little_endian.h"
 #include "message.h"
+#include "stguard/parser.h"
 
 namespace stguard {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 // with its borrowed tables, is set up.
 std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::uint64_t n,
                                     std::uint64_t file_size, const ParseOptions& options,
-                                    detail::ScannedHeader& out) {
+                                    detail::ScannedHeader& out, detail::Scratch& scratch) {
   if (bytes.size() - 8 < n) {
     return Error{Reason::kIoError, bytes.size(),
                  detail::message("only ", std::uint64_t{bytes.size()},
@@ -52,7 +53,7 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
   if (checked_first) {
     if (auto fault = utf8_fault()) return fault;
   }
-  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options);
+  detail::HeaderScanner scanner(header_begin, header_begin + header_size, 8, options, scratch);
   const bool scanned = scanner.scan(out);
   if (!checked_first && (!scanned || scanner.saw_non_ascii())) {
     if (auto fault = utf8_fault()) return fault;
@@ -84,7 +85,7 @@ std::optional<Error> scan_and_check(std::span<const std::uint8_t> bytes, std::ui
     }
     return fault;
   }
-  return detail::check_sizes_and_layout(out, n, file_size);
+  return detail::check_sizes_and_layout(out, n, file_size, scratch);
 }
 
 }  // namespace
@@ -213,23 +214,55 @@ Header header_of(detail::ScannedHeader& scanned, std::uint64_t n, std::uint64_t 
 
 }  // namespace
 
-Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
-                                      const ParseOptions& options) {
+Parser::Parser() noexcept = default;
+Parser::~Parser() = default;
+Parser::Parser(Parser&&) noexcept = default;
+Parser& Parser::operator=(Parser&&) noexcept = default;
+
+detail::Scratch& Parser::scratch() {
+  if (scratch_ == nullptr) scratch_ = std::make_unique<detail::Scratch>();
+  return *scratch_;
+}
+
+std::size_t Parser::scratch_bytes() const noexcept {
+  return scratch_ == nullptr ? 0 : scratch_->bytes();
+}
+
+void Parser::release() { scratch_.reset(); }
+
+Result<HeaderSummary> Parser::validate_header(std::span<const std::uint8_t> bytes,
+                                              std::uint64_t file_size,
+                                              const ParseOptions& options) {
   Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
   if (!n) return std::move(n).error();
-  detail::ScannedHeader scanned;
-  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned)) return std::move(*fault);
+  detail::ScannedHeader scanned(scratch());
+  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned, scratch())) {
+    return std::move(*fault);
+  }
   return summary_of(scanned, *n, file_size);
+}
+
+Result<Header> Parser::parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                                    const ParseOptions& options) {
+  Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
+  if (!n) return std::move(n).error();
+  detail::ScannedHeader scanned(scratch());
+  scanned.keep_details = true;
+  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned, scratch())) {
+    return std::move(*fault);
+  }
+  return header_of(scanned, *n, file_size);
+}
+
+// The one-shot calls: a fresh Parser each, freed after.
+Result<HeaderSummary> validate_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
+                                      const ParseOptions& options) {
+  return Parser().validate_header(bytes, file_size, options);
 }
 
 Result<Header> parse_header(std::span<const std::uint8_t> bytes, std::uint64_t file_size,
                             const ParseOptions& options) {
-  Result<std::uint64_t> n = parse_header_length(bytes, file_size, options.limits);
-  if (!n) return std::move(n).error();
-  detail::ScannedHeader scanned;
-  scanned.keep_details = true;
-  if (auto fault = scan_and_check(bytes, *n, file_size, options, scanned)) return std::move(*fault);
-  return header_of(scanned, *n, file_size);
+  return Parser().parse_header(bytes, file_size, options);
 }
 
 namespace detail {
@@ -239,27 +272,35 @@ namespace {
 // when they accept the header. A fault of the checks after the scan
 // declines too: its message may name a tensor whose name the window let go.
 bool accepted_in_window(HeaderWindow& window, std::uint64_t file_size, const ParseOptions& options,
-                        ScannedHeader& out) {
-  HeaderScanner scanner(window, options);
-  return scanner.scan(out) && !check_sizes_and_layout(out, window.header_size(), file_size);
+                        ScannedHeader& out, Scratch& scratch) {
+  HeaderScanner scanner(window, options, scratch);
+  return scanner.scan(out) &&
+         !check_sizes_and_layout(out, window.header_size(), file_size, scratch);
 }
 
 }  // namespace
 
 std::optional<HeaderSummary> validate_header_in_window(std::uint64_t file_size,
                                                        const ParseOptions& options,
-                                                       HeaderWindow& window) {
-  ScannedHeader scanned;
-  if (!accepted_in_window(window, file_size, options, scanned)) return std::nullopt;
+                                                       HeaderWindow& window, Scratch& scratch) {
+  ScannedHeader scanned(scratch);
+  if (!accepted_in_window(window, file_size, options, scanned, scratch)) return std::nullopt;
   return summary_of(scanned, window.header_size(), file_size);
 }
 
 std::optional<Header> parse_header_in_window(std::uint64_t file_size, const ParseOptions& options,
-                                             HeaderWindow& window) {
-  ScannedHeader scanned;
+                                             HeaderWindow& window, Scratch& scratch) {
+  ScannedHeader scanned(scratch);
   scanned.keep_details = true;
-  if (!accepted_in_window(window, file_size, options, scanned)) return std::nullopt;
+  if (!accepted_in_window(window, file_size, options, scanned, scratch)) return std::nullopt;
   return header_of(scanned, window.header_size(), file_size);
+}
+
+std::size_t Scratch::bytes() const noexcept {
+  auto held = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  return held(tensors) + held(details) + held(dims) + held(name_hashes) + held(tensor_names) +
+         held(metadata_keys) + held(repeat_table) + held(tiling_table) + held(radix_counts) +
+         packed_words_size * sizeof(std::uint64_t);
 }
 
 }  // namespace detail

@@ -30,27 +30,31 @@ ResolvedLimits scanner_limits(const ParseOptions& options) noexcept {
 }  // namespace
 
 HeaderScanner::HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end,
-                             std::uint64_t file_base, const ParseOptions& options) noexcept
+                             std::uint64_t file_base, const ParseOptions& options,
+                             Scratch& scratch) noexcept
     : lex_(begin, end, file_base, kernels_for(options.simd)),
       window_(nullptr),
       header_size_(static_cast<std::uint64_t>(end - begin)),
       move_on_at_(end),
       options_(options),
-      limits_(scanner_limits(options)) {}
+      limits_(scanner_limits(options)),
+      scratch_(scratch) {}
 
-HeaderScanner::HeaderScanner(HeaderWindow& window, const ParseOptions& options) noexcept
+HeaderScanner::HeaderScanner(HeaderWindow& window, const ParseOptions& options,
+                             Scratch& scratch) noexcept
     : lex_(nullptr, nullptr, kFileBase, kernels_for(options.simd)),
       window_(&window),
       header_size_(window.header_size()),
       move_on_at_(nullptr),
       options_(options),
-      limits_(scanner_limits(options)) {}
+      limits_(scanner_limits(options)),
+      scratch_(scratch) {}
 
 HeaderScanner::~HeaderScanner() {
-  if (!borrowed_spares_) return;
-  return_spare<NameHashPool>(name_hashes_);
-  return_spare<TensorNameTablePool>(tensor_names_.storage());
-  return_spare<MetadataKeyTablePool>(metadata_keys_.storage());
+  if (!borrowed_scratch_) return;
+  give_back(name_hashes_, scratch_.name_hashes);
+  give_back(tensor_names_.storage(), scratch_.tensor_names);
+  give_back(metadata_keys_.storage(), scratch_.metadata_keys);
 }
 
 bool HeaderScanner::name_fault(const StringValue& name, const std::uint8_t* at,
@@ -78,18 +82,17 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     out.header_end = lex_.end();
     out.file_base = lex_.file_base();
   }
-  // The tables come from the thread's spares (recycle.h).
-  borrow_spare<NameHashPool>(name_hashes_);
-  borrow_spare<TensorNameTablePool>(tensor_names_.storage());
-  borrow_spare<MetadataKeyTablePool>(metadata_keys_.storage());
-  borrowed_spares_ = true;
+  lend(name_hashes_, scratch_.name_hashes);
+  lend(tensor_names_.storage(), scratch_.tensor_names);
+  lend(metadata_keys_.storage(), scratch_.metadata_keys);
+  borrowed_scratch_ = true;
   // Real entries take 60 to 150 header bytes; reserving for one per 64 bytes
   // avoids most regrowth copies while staying within ~1x the header size.
   const auto header_size = static_cast<std::size_t>(header_size_);
   const std::size_t expected_tensors = header_size / 64;
   if (expected_tensors <= limits_.max_tensors) {
-    // Fresh memory (the thread's spares are far smaller) for a large header
-    // faults in as huge pages (huge_pages.h).
+    // Fresh memory for a large header faults in as huge pages
+    // (huge_pages.h).
     auto reserve = [](auto& container, std::size_t count) {
       if (container.capacity() >= count) return;
       container.reserve(count);
@@ -126,8 +129,10 @@ bool HeaderScanner::scan(ScannedHeader& out) {
     return out.name(i, compare_scratch_) == out.name(j, scratch);
   };
   const auto repeat = window_ != nullptr
-                          ? first_repeated_name(std::span<const std::uint64_t>(wide_hashes_), same)
-                          : first_repeated_name(std::span<const std::uint32_t>(name_hashes_), same);
+                          ? first_repeated_name(std::span<const std::uint64_t>(wide_hashes_),
+                                                scratch_.repeat_table, same)
+                          : first_repeated_name(std::span<const std::uint32_t>(name_hashes_),
+                                                scratch_.repeat_table, same);
   if (declined_) return false;
   if (!repeat) return scanned;
   if (!strict()) {

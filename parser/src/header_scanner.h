@@ -33,28 +33,18 @@
 
 namespace stguard::detail {
 
-// The pools (recycle.h) of HeaderScanner's tables.
-struct NameHashPool {  // strict: a hash per tensor name, for the repeat check
-  using Element = std::uint32_t;
-};
-struct TensorNameTablePool {  // reference: the tensor names' table, for the last-wins merge
-  using Element = NameIndex::Slot;
-};
-struct MetadataKeyTablePool {  // the metadata keys' table, for repeated keys
-  using Element = NameIndex::Slot;
-};
-
 class HeaderScanner {
  public:
   // `begin`/`end` delimit the N header bytes; `file_base` is the absolute file
-  // offset of `begin` (8), used for error offsets.
+  // offset of `begin` (8), used for error offsets. The scan's tables are
+  // `scratch`'s (scanned_header.h) while it lives.
   HeaderScanner(const std::uint8_t* begin, const std::uint8_t* end, std::uint64_t file_base,
-                const ParseOptions& options) noexcept;
+                const ParseOptions& options, Scratch& scratch) noexcept;
   // The header read through `window` (header_window.h), from file offset 8.
   // scan() then returns true only when it accepts the header, and its result
   // is then the whole header's; false means it declined, and the whole
   // header is to be scanned (header_window.h says when).
-  HeaderScanner(HeaderWindow& window, const ParseOptions& options) noexcept;
+  HeaderScanner(HeaderWindow& window, const ParseOptions& options, Scratch& scratch) noexcept;
   ~HeaderScanner();
   HeaderScanner(const HeaderScanner&) = delete;
   HeaderScanner& operator=(const HeaderScanner&) = delete;
@@ -287,7 +277,8 @@ class HeaderScanner {
     bool begins_at_previous_end = true;
   };
   CompactRepeats repeats_;
-  bool borrowed_spares_ = false;  // scan() took the three above from the thread's spares
+  Scratch& scratch_;
+  bool borrowed_scratch_ = false;  // scan() took name_hashes_ and the tables from scratch_
   bool value_read_whole_ = false;
   const std::uint8_t* member_in_progress_ = nullptr;
 };

@@ -106,12 +106,13 @@ class BytesHeaderWindow final : public HeaderWindow {
 // length prefix the caller has checked (parse_header_length) against the
 // limits and the file's size: the header, when the window's scan and the
 // checks after it accept it (the same result as for the whole header), or
-// nullopt when it declines (see above).
+// nullopt when it declines (see above). The scan's memory is `scratch`'s.
+struct Scratch;
 std::optional<HeaderSummary> validate_header_in_window(std::uint64_t file_size,
                                                        const ParseOptions& options,
-                                                       HeaderWindow& window);
+                                                       HeaderWindow& window, Scratch& scratch);
 std::optional<Header> parse_header_in_window(std::uint64_t file_size, const ParseOptions& options,
-                                             HeaderWindow& window);
+                                             HeaderWindow& window, Scratch& scratch);
 
 }  // namespace stguard::detail
 

@@ -12,7 +12,6 @@
 #include "dtype_table.h"
 #include "layers.h"
 #include "message.h"
-#include "recycle.h"
 #include "sizes.h"
 
 namespace stguard::detail {
@@ -227,42 +226,16 @@ class LayoutWalk {
   Reason failed_for_ = Reason::kOffsetOutOfBounds;  // see fail_at
 };
 
-// The pool (recycle.h) of walk_in_packed_order's arrays.
-struct PackedWordsPool {
-  using Element = std::uint64_t;
-};
-
-// walk_in_packed_order's three arrays of n words, in one block. A few
-// thousand words come from the thread's spare; more are allocated and left
-// uninitialised, since every word is written before it is read: zeroing
-// them would touch megabytes of a large header's validation for nothing.
-class PackedArrays {
- public:
-  explicit PackedArrays(std::size_t n) : n_(n) {
-    if (3 * n <= kKeepBytes / sizeof(std::uint64_t)) {
-      borrow_spare<PackedWordsPool>(pooled_);
-      pooled_.resize(3 * n);
-      data_ = pooled_.data();
-    } else {
-      fresh_ = std::make_unique_for_overwrite<std::uint64_t[]>(3 * n);
-      data_ = fresh_.get();
-    }
+// walk_in_packed_order's three arrays of n words, in one block of the
+// scratch's (scanned_header.h), grown when too small and never zeroed.
+std::uint64_t* packed_arrays(Scratch& scratch, std::size_t n) {
+  if (scratch.packed_words_size < 3 * n) {
+    scratch.packed_words.reset();  // before the new block: one of them at a time
+    scratch.packed_words = std::make_unique_for_overwrite<std::uint64_t[]>(3 * n);
+    scratch.packed_words_size = 3 * n;
   }
-  PackedArrays(const PackedArrays&) = delete;
-  PackedArrays& operator=(const PackedArrays&) = delete;
-  ~PackedArrays() {
-    if (fresh_ == nullptr) return_spare<PackedWordsPool>(pooled_);
-  }
-
-  // Array 0, 1 or 2, of n words each.
-  std::uint64_t* array(std::size_t which) const noexcept { return data_ + which * n_; }
-
- private:
-  std::size_t n_;
-  std::vector<std::uint64_t> pooled_;
-  std::unique_ptr<std::uint64_t[]> fresh_;
-  std::uint64_t* data_ = nullptr;
-};
+  return scratch.packed_words.get();
+}
 
 // walk_in_packed_order's pass over the records: each tensor's sort word and
 // end, and the digit counts of the first kPasses radix passes. The pass count
@@ -308,7 +281,7 @@ struct PackedWords {
 // bits and index do not fit in 64 bits together; std::sort then does the
 // work.
 bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_t varying,
-                          std::uint64_t shared, LayoutWalk& walk) {
+                          std::uint64_t shared, LayoutWalk& walk, Scratch& scratch) {
   const std::size_t n = tensors.size();
   const unsigned lowest = varying == 0 ? 0 : static_cast<unsigned>(std::countr_zero(varying));
   const unsigned width = varying == 0 ? 0 : static_cast<unsigned>(std::bit_width(varying)) - lowest;
@@ -323,12 +296,12 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
   constexpr std::uint64_t kDigitMask = (std::uint64_t{1} << kRadixBits) - 1;
   constexpr std::size_t kBuckets = std::size_t{1} << kRadixBits;
   const unsigned passes = (width + kRadixBits - 1) / kRadixBits;  // <= 6
-  const PackedArrays arrays(n);
-  std::uint64_t* keys = arrays.array(0);
-  std::uint64_t* buffer = arrays.array(1);
-  std::uint64_t* const ends = arrays.array(2);
+  std::uint64_t* keys = packed_arrays(scratch, n);
+  std::uint64_t* buffer = keys + n;
+  std::uint64_t* const ends = keys + 2 * n;
   const bool radix = n >= kRadixSortFrom;
-  std::vector<std::uint32_t> counts(radix ? passes * kBuckets : 0);
+  std::vector<std::uint32_t>& counts = scratch.radix_counts;
+  counts.assign(radix ? passes * kBuckets : 0, 0);
   const PackedWords words{tensors, lowest, width_mask, index_bits, keys, ends, counts.data()};
   // width <= 63: at most six 11-bit digits.
   using Build = void (PackedWords::*)() const noexcept;
@@ -385,11 +358,6 @@ bool walk_in_packed_order(const std::vector<TensorRecord>& tensors, std::uint64_
   return true;
 }
 
-// The pool (recycle.h) of tiles_exactly's table.
-struct TilingTablePool {
-  using Element = std::uint64_t;
-};
-
 // Up to this many tensors out of offset order, tiles_exactly proves a good
 // layout without sorting; past it the table leaves L2, and at 100,000
 // tensors it measured no faster than the radix passes.
@@ -416,8 +384,8 @@ constexpr std::size_t kTilingTableUpTo = 32768;
 // or overlap. An empty tensor sits where the chain passes, so the walk
 // places it. False may also mean the table is not worth building; the
 // caller's walk then finds the fault, if there is one.
-bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_len,
-                   unsigned shift) {
+bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_len, unsigned shift,
+                   std::vector<std::uint64_t>& table) {
   const std::size_t n = tensors.size();
   if (n > kTilingTableUpTo) return false;
   // Begins are below their ends, which are at most data_len, itself below
@@ -428,8 +396,6 @@ bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_
   // At least twice as many slots as tensors: most probes end at the first.
   const auto bits = static_cast<unsigned>(std::bit_width(n)) + 1;
   const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
-  std::vector<std::uint64_t> table;
-  borrow_spare<TilingTablePool>(table);
   table.assign(std::size_t{1} << bits, kFree);
   // The slot holding `offset`, or the free one where it would go. The bits
   // below `shift` are the same in every begin: hashed with them, offsets
@@ -479,14 +445,14 @@ bool tiles_exactly(const std::vector<TensorRecord>& tensors, std::uint64_t data_
     return zero_seen && ends_at_data_len == 1;
   };
   const bool exact = proven();
-  return_spare<TilingTablePool>(table);
+  table.clear();
   return exact;
 }
 
 }  // namespace
 
 std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_t header_len,
-                                            std::uint64_t file_size) {
+                                            std::uint64_t file_size, Scratch& scratch) {
   const std::vector<TensorRecord>& tensors = h.tensors;
   const std::size_t n = tensors.size();
   const std::uint64_t data_len = file_size - (8 + header_len);
@@ -531,12 +497,14 @@ std::optional<Error> check_sizes_and_layout(const ScannedHeader& h, std::uint64_
   // in sorted order below, as before.
   const std::uint64_t varying = any & ~all;
   const unsigned shift = varying == 0 ? 0 : static_cast<unsigned>(std::countr_zero(varying));
-  if (layers.tiles_exactly && tiles_exactly(tensors, file_size - (8 + header_len), shift)) {
+  if (layers.tiles_exactly &&
+      tiles_exactly(tensors, file_size - (8 + header_len), shift, scratch.tiling_table)) {
     return std::nullopt;
   }
   if (layers.packed_walk && n >= 2) {
     LayoutWalk packed_walk(h, header_len, file_size);
-    if (walk_in_packed_order(tensors, varying, all, packed_walk)) return packed_walk.finish();
+    if (walk_in_packed_order(tensors, varying, all, packed_walk, scratch))
+      return packed_walk.finish();
   }
   std::vector<Span> spans;
   spans.reserve(tensors.size());

@@ -16,9 +16,10 @@ namespace stguard::detail {
 // u64, whole bytes, end - begin equals the implied size. Then, sorted by
 // (begin, end, document order): no tensor past the buffer, no hole, no
 // overlap, no trailing bytes. Returns the first fault, or nullopt. (The
-// profiles differ only in how the scan folds the element count.)
+// profiles differ only in how the scan folds the element count.) Its tables
+// are `scratch`'s.
 std::optional<Error> check_sizes_and_layout(const ScannedHeader& header, std::uint64_t header_len,
-                                            std::uint64_t file_size);
+                                            std::uint64_t file_size, Scratch& scratch);
 
 }  // namespace stguard::detail
 

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "little_endian.h"
-#include "recycle.h"
 
 namespace stguard::detail {
 
@@ -117,9 +116,9 @@ class NameIndex {
                              // mismatches skip the string compare
   };
 
-  // The table, for reuse between parses (recycle.h): its owner may swap in
-  // an empty vector with capacity before the first insert and take it back
-  // after the last lookup.
+  // The table, for reuse between parses (Scratch, scanned_header.h): its
+  // owner may swap in an empty vector with capacity before the first insert
+  // and take it back after the last lookup.
   std::vector<Slot>& storage() noexcept { return slots_; }
 
  private:
@@ -144,22 +143,18 @@ class NameIndex {
   std::size_t count_ = 0;
 };
 
-// The pool (recycle.h) of first_repeated_name's table.
-struct RepeatTablePool {
-  using Element = std::uint32_t;
-};
-
 // The first name (in document order) equal to an earlier one, as the pair
 // (index of the earlier one, index of the repeat), or nullopt. `hashes[i]` is
 // hash_name of name i, whole or its low 32 bits; `same(i, j)` compares names
-// i and j, and is asked only when their hashes are equal.
+// i and j, and is asked only when their hashes are equal. `table` is
+// scratch memory for its table, left empty with its capacity.
 //
 // Deciding this after the scan, rather than probing a table per name while
 // scanning, keeps the probes out of the scan's loop. The hash is keyed, so a
 // crafted header cannot pile names into one probe chain.
 template <class Hash, class Same>
 std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
-    std::span<const Hash> hashes, Same&& same) {
+    std::span<const Hash> hashes, std::vector<std::uint32_t>& table, Same&& same) {
   const std::size_t n = hashes.size();
   if (n < 2) return std::nullopt;
   // One open-addressing table of indices, at least twice as many slots as
@@ -171,11 +166,8 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
   // their misses overlap. A slot holds the index alone (its
   // hash is read from `hashes`): 4 bytes, not 8 with the hash, which in a
   // process that checks one 100,000-tensor header is 1 MB less memory to
-  // fault in. Up to 8,192 names the table (64 KiB) is the thread's spare
-  // (recycle.h), so a small header allocates nothing here.
+  // fault in.
   constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;  // no name has that index
-  std::vector<std::uint32_t> table;
-  borrow_spare<RepeatTablePool>(table);
   const std::size_t mask = std::bit_ceil(std::max<std::size_t>(32, n * 2)) - 1;
   table.assign(mask + 1, kEmpty);
   std::optional<std::pair<std::uint32_t, std::uint32_t>> found;
@@ -193,7 +185,7 @@ std::optional<std::pair<std::uint32_t, std::uint32_t>> first_repeated_name(
       }
     }
   }
-  return_spare<RepeatTablePool>(table);
+  table.clear();
   return found;
 }
 

@@ -1,11 +1,13 @@
 // The compact form a header scan produces (header_scanner.h) and the checks
 // after it read (layout.h): one fixed-size record per tensor, and only for
-// parse_header where each name and shape are.
+// parse_header where each name and shape are. And the Scratch its vectors,
+// and the tables of the scan and the checks, live in between parses.
 #ifndef STGUARD_SRC_SCANNED_HEADER_H_
 #define STGUARD_SRC_SCANNED_HEADER_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "recycle.h"
+#include "name_index.h"
 #include "stguard/dtype.h"
 
 namespace stguard::detail {
@@ -44,28 +46,60 @@ struct TensorDetail {
   std::uint64_t rank = 0;
 };
 
-// The pools (recycle.h) of ScannedHeader's vectors.
-struct TensorRecordPool {  // the scanned tensors
-  using Element = TensorRecord;
-};
-struct TensorDetailPool {  // where each tensor's name and shape are (parse_header only)
-  using Element = TensorDetail;
-};
-struct ShapeDimsPool {  // the shapes' dimensions (parse_header only)
-  using Element = std::uint64_t;
+// The memory a parse works in, kept by its owner for the next parse: a
+// stguard::Parser keeps one (stguard/parser.h), a one-shot call makes one
+// and frees it. A parse borrows each vector (lend: its capacity, empty) and
+// gives it back when done (give_back: emptied, capacity kept), so a header
+// like the last one allocates nothing here; the owner frees it all with the
+// Scratch. Nothing a parse decides depends on what a vector held before.
+struct Scratch {
+  // ScannedHeader's vectors (parse_header takes `dims` into its result).
+  std::vector<TensorRecord> tensors;
+  std::vector<TensorDetail> details;
+  std::vector<std::uint64_t> dims;
+  // HeaderScanner's: a hash per tensor name (strict's repeat check), the
+  // tensor names' table (reference: the last-wins merge), the metadata
+  // keys' table.
+  std::vector<std::uint32_t> name_hashes;
+  std::vector<NameIndex::Slot> tensor_names;
+  std::vector<NameIndex::Slot> metadata_keys;
+  // first_repeated_name's table (name_index.h).
+  std::vector<std::uint32_t> repeat_table;
+  // layout.cc: tiles_exactly's table, and walk_in_packed_order's three
+  // arrays of n words, left uninitialised (each word is written before it
+  // is read, so zeroing a large header's would touch megabytes for nothing).
+  std::vector<std::uint64_t> tiling_table;
+  std::vector<std::uint32_t> radix_counts;  // walk_in_packed_order's digit counts
+  std::unique_ptr<std::uint64_t[]> packed_words;
+  std::size_t packed_words_size = 0;
+
+  // The bytes held, for stguard::Parser::scratch_bytes.
+  std::size_t bytes() const noexcept;
 };
 
+// `v` (empty) takes `spare`'s memory.
+template <class Vector>
+void lend(Vector& v, Vector& spare) noexcept {
+  v.swap(spare);
+}
+// Empties `v` and gives its memory to `spare`.
+template <class Vector>
+void give_back(Vector& v, Vector& spare) noexcept {
+  v.clear();
+  v.swap(spare);
+}
+
 struct ScannedHeader {
-  // The vectors reuse the thread's spare storage (recycle.h).
-  ScannedHeader() noexcept {
-    borrow_spare<TensorRecordPool>(tensors);
-    borrow_spare<TensorDetailPool>(details);
-    borrow_spare<ShapeDimsPool>(dims);
+  // The vectors are the scratch's, while the ScannedHeader lives.
+  explicit ScannedHeader(Scratch& scratch) noexcept : scratch_(scratch) {
+    lend(tensors, scratch.tensors);
+    lend(details, scratch.details);
+    lend(dims, scratch.dims);
   }
   ~ScannedHeader() {
-    return_spare<TensorRecordPool>(tensors);
-    return_spare<TensorDetailPool>(details);
-    return_spare<ShapeDimsPool>(dims);
+    give_back(tensors, scratch_.tensors);
+    give_back(details, scratch_.details);
+    give_back(dims, scratch_.dims);
   }
   ScannedHeader(const ScannedHeader&) = delete;
   ScannedHeader& operator=(const ScannedHeader&) = delete;
@@ -107,6 +141,9 @@ struct ScannedHeader {
     const TensorDetail& d = details[index];
     return {dims.data() + d.shape_pos, static_cast<std::size_t>(d.rank)};
   }
+
+ private:
+  Scratch& scratch_;
 };
 
 }  // namespace stguard::detail

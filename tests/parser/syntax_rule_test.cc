@@ -321,8 +321,9 @@ TEST(SyntaxPass, WhereTheScannerStoppedSettlesWhatThePassWouldFind) {
     const auto from_start = stguard::detail::find_json_syntax_error(begin, end, 8, kernels);
     for (const Profile profile : kBoth) {
       const stguard::ParseOptions options = stguard_test::WithProfile(profile);
-      stguard::detail::HeaderScanner scanner(begin, end, 8, options);
-      stguard::detail::ScannedHeader scanned;
+      stguard::detail::Scratch scratch;
+      stguard::detail::ScannedHeader scanned(scratch);
+      stguard::detail::HeaderScanner scanner(begin, end, 8, options, scratch);
       if (scanner.scan(scanned)) continue;
       const stguard::Error fault = scanner.take_error();
       if (fault.reason == Reason::kHeaderBadStart) continue;

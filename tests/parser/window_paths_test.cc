@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "parser/src/header_window.h"
+#include "parser/src/scanned_header.h"
 #include "stguard/header.h"
 #include "tests/parser/path_inputs.h"
 #include "tests/support/random_header.h"
@@ -67,14 +68,18 @@ Outcome run(const std::vector<std::uint8_t>& file, Profile profile, WindowShape 
   if (!n) return out;
   out.prefix_ok = true;
   const std::span<const std::uint8_t> header = bytes.subspan(8, static_cast<std::size_t>(*n));
+  // One scratch for both, as one Parser's (stguard/parser.h).
+  stguard::detail::Scratch scratch;
   BytesHeaderWindow for_validate(header, shape.capacity, shape.lookahead, fail_from);
-  if (auto got = stguard::detail::validate_header_in_window(file.size(), options, for_validate)) {
+  if (auto got =
+          stguard::detail::validate_header_in_window(file.size(), options, for_validate, scratch)) {
     ++out.accepted;
     const std::string text = stguard_test::describe(stguard::Result<stguard::HeaderSummary>(*got));
     if (text != want_summary) out.failure = "validate in a window:\n" + text;
   }
   BytesHeaderWindow for_parse(header, shape.capacity, shape.lookahead, fail_from);
-  if (auto got = stguard::detail::parse_header_in_window(file.size(), options, for_parse)) {
+  if (auto got =
+          stguard::detail::parse_header_in_window(file.size(), options, for_parse, scratch)) {
     ++out.accepted;
     const std::string text = stguard_test::describe(stguard::Result<stguard::Header>(*got));
     if (text != want_header) out.failure += "parse in a window:\n" + text;

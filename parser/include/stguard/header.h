@@ -17,6 +17,11 @@
 // the header declares), time linear in N plus, at worst, n log n in the
 // tensor count n (the sort of data spans that are not in offset order; the
 // search for repeated names hashes with a key, linear in expectation).
+//
+// Each call here allocates its scratch memory (about 40 bytes per tensor)
+// and frees it before it returns: no state is kept between calls. To check
+// many headers, keep a stguard::Parser (stguard/parser.h), which gives the
+// same answers and keeps that memory for its next call.
 #ifndef STGUARD_HEADER_H_
 #define STGUARD_HEADER_H_
 

@@ -24,6 +24,7 @@
 #include "stguard/file.h"
 #include "stguard/header.h"
 #include "stguard/lint.h"
+#include "stguard/parser.h"
 #include "stguard/result.h"
 #include "stguard/simd.h"
 #include "stguard/writer.h"

@@ -27,6 +27,14 @@ int main() {
     return 1;
   }
 
+  // A kept Parser (stguard/parser.h) answers as the one-shot call.
+  stguard::Parser parser;
+  const stguard::Result<stguard::HeaderSummary> summary = parser.validate_header(file, file.size());
+  if (!summary || summary->tensor_count != 1 || parser.scratch_bytes() == 0) {
+    std::fprintf(stderr, "Parser::validate_header differs from parse\n");
+    return 1;
+  }
+
   const std::vector<std::uint8_t> one(1, 0);
   file.resize(7);
   stguard::Result<stguard::Header> too_small = stguard::parse(file);
