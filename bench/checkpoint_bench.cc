@@ -31,7 +31,6 @@
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -43,6 +42,7 @@
 
 #include "checkpoint_headers.h"
 #include "parser/src/layers.h"
+#include "ratio_table.h"
 #include "stguard/file.h"
 #include "stguard/header.h"
 #include "stguard/parser.h"
@@ -50,6 +50,8 @@
 namespace {
 
 using stguard::bench::CheckpointShape;
+using stguard::bench::median_of;
+using stguard::bench::ratio_cell;
 using stguard::bench::SyntheticHeader;
 
 struct Prepared {
@@ -233,9 +235,9 @@ class ShapeReporter : public benchmark::ConsoleReporter {
       if (!strict) continue;  // filtered out
       const double mb = static_cast<double>(prepared(shape).header.header_len) / 1e6;
       std::printf("%-28s %9.2f %12.3f %16s %16s %14s\n", name.c_str(), mb, *strict,
-                  cell(median(name, Work::kSimdjsonDom), strict, 1.3, true).c_str(),
-                  cell(median(name, Work::kStrictParse), strict, 1.5, false).c_str(),
-                  cell(median(name, Work::kReferenceValidate), strict, 1.2, false).c_str());
+                  ratio_cell(median(name, Work::kSimdjsonDom), strict, 1.3, true).c_str(),
+                  ratio_cell(median(name, Work::kStrictParse), strict, 1.5, false).c_str(),
+                  ratio_cell(median(name, Work::kReferenceValidate), strict, 1.2, false).c_str());
     }
   }
 
@@ -243,24 +245,10 @@ class ShapeReporter : public benchmark::ConsoleReporter {
   std::optional<double> median(const std::string& shape, Work work) const {
     const std::string name = shape + "/" + work_name(work);
     if (auto it = times_.find(name); it != times_.end() && !it->second.empty()) {
-      std::vector<double> v = it->second;
-      std::sort(v.begin(), v.end());
-      const std::size_t m = v.size() / 2;
-      return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+      return median_of(it->second);
     }
     if (auto it = reported_medians_.find(name); it != reported_medians_.end()) return it->second;
     return std::nullopt;
-  }
-
-  // "1.45x", with "!" when the goal is missed; "-" when not measured.
-  static std::string cell(std::optional<double> top, std::optional<double> bottom, double goal,
-                          bool at_least) {
-    if (!top || !bottom || *bottom <= 0) return "-";
-    const double ratio = *top / *bottom;
-    const bool missed = at_least ? ratio < goal : ratio > goal;
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2fx%s", ratio, missed ? " !" : "");
-    return text;
   }
 
   std::vector<CheckpointShape> shapes_;

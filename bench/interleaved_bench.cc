@@ -27,7 +27,6 @@
 #include <benchmark/benchmark.h>
 #include <simdjson.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -38,12 +37,15 @@
 #include <vector>
 
 #include "checkpoint_headers.h"
+#include "ratio_table.h"
 #include "stguard/header.h"
 #include "stguard/parser.h"
 
 namespace {
 
 using stguard::bench::CheckpointShape;
+using stguard::bench::median_of;
+using stguard::bench::ratio_cell;
 using stguard::bench::SyntheticHeader;
 
 enum class Call { kStrictValidate, kStrictValidateAgain, kReferenceValidate, kStrictParse, kDom };
@@ -164,24 +166,13 @@ void run(benchmark::State& state, std::uint64_t tensors, bool kept) {
   }
 }
 
+// The median of `key`'s samples, in milliseconds.
 std::optional<double> median_ms(const std::string& key) {
   const auto it = samples().find(key);
-  if (it == samples().end() || it->second.empty()) return std::nullopt;
-  std::vector<double> v = it->second;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return 1e3 * (v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2);
-}
-
-// "1.45x", with "!" when the goal is missed; "-" when not measured.
-std::string cell(std::optional<double> top, std::optional<double> bottom, double goal,
-                 bool at_least) {
-  if (!top || !bottom || *bottom <= 0) return "-";
-  const double ratio = *top / *bottom;
-  const bool missed = at_least ? ratio < goal : ratio > goal;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2fx%s", ratio, missed ? " !" : "");
-  return text;
+  if (it == samples().end()) return std::nullopt;
+  const std::optional<double> seconds = median_of(it->second);
+  if (!seconds) return std::nullopt;
+  return 1e3 * *seconds;
 }
 
 void print_table(const std::vector<std::uint64_t>& sizes) {
@@ -201,9 +192,9 @@ void print_table(const std::vector<std::uint64_t>& sizes) {
         const auto dom = median_ms(key + call_name(Call::kDom));
         std::printf("%-36s %10.3f %10.3f %10.3f %10.3f %10.3f %9s %9s %9s\n",
                     (mode + p.name).c_str(), *strict, again.value_or(0), reference.value_or(0),
-                    parse.value_or(0), dom.value_or(0), cell(dom, strict, 1.3, true).c_str(),
-                    cell(parse, strict, 1.5, false).c_str(),
-                    cell(reference, strict, 1.2, false).c_str());
+                    parse.value_or(0), dom.value_or(0), ratio_cell(dom, strict, 1.3, true).c_str(),
+                    ratio_cell(parse, strict, 1.5, false).c_str(),
+                    ratio_cell(reference, strict, 1.2, false).c_str());
       }
     }
   }
