@@ -30,7 +30,7 @@ fi
 # (A unity build lists its batches there; ci/tidy-batches.py --units reads
 # them back into their sources.)
 mapfile -t units < <(python3 ci/tidy-batches.py --units "$build_dir" |
-  grep -E "^$(pwd)/(parser|base|verify|conformance|hunt|mutate|cli|fuzz|examples)/" || true)
+  grep -E "^$(pwd)/(parser|base|verify|remote|conformance|hunt|mutate|cli|fuzz|examples)/" || true)
 if [ "$#" -gt 0 ]; then
   wanted=()
   for f in "$@"; do

@@ -4,15 +4,34 @@
 // bytes are read (pread), tensor data never is, and no tensor list is built,
 // so checking a 100 GB shard costs about as much as parsing its header. The
 // sniff of a rejected file reads the same descriptor (output.h).
+//
+// A URL or hf:// address is read the same way over HTTP (remote/head.h): two
+// ranged GETs at most, the file's size from the server, the same parser on
+// the same bytes, so the verdict is the one a downloaded copy would get.
+// Remote files are fetched a few at a time (--jobs); verdicts are printed in
+// argument order.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
+#include "base/decimal.h"
 #include "base/json.h"
+#include "base/parallel.h"
+#include "base/sniff.h"
 #include "base/text.h"
 #include "command.h"
 #include "output.h"
+#include "remote/head.h"
+#include "remote/http.h"
+#include "remote/hub.h"
 #include "sarif.h"
 #include "stguard/file.h"
 
@@ -20,16 +39,21 @@ namespace stguard::cli {
 namespace {
 
 constexpr std::string_view kCheckUsage =
-    "stguard check [--profile strict|reference] [--json] [--sarif FILE] [--max-... N] FILE...";
+    "stguard check [--profile strict|reference] [--json] [--sarif FILE] [--max-... N] "
+    "FILE|URL|hf://ORG/NAME[@REV][/PATH]...";
 
 constexpr std::string_view kCheckIntro =
-    "Validates the structure of safetensors files without reading tensor data.\n";
+    "Validates the structure of safetensors files without reading tensor data.\n"
+    "A URL (http://, https://) or hf:// address is checked over HTTP without downloading\n"
+    "the file: its header is fetched with Range requests and its size is the server's.\n"
+    "hf://ORG/NAME[@REV] checks every .safetensors file of a Hub repository (HF_ENDPOINT,\n"
+    "HF_TOKEN or the Hub tools' token file; the token goes to that endpoint alone).\n";
 
 constexpr std::string_view kCheckOutro =
     R"(Output (one line per file, in argument order):
   FILE: accept (T tensors, header N bytes, data D bytes, PROFILE)
   FILE: reject REASON at byte OFFSET: MESSAGE
-  FILE: error IO_ERROR: MESSAGE            (cannot be opened, or is a directory)
+  FILE: error IO_ERROR: MESSAGE            (cannot be opened or fetched, or is a directory)
 A rejected file that is no safetensors file at all (a Git LFS pointer, an HTML
 or JSON error page, a PyTorch checkpoint, a GGUF file, a file of zeros) gets
 "; this is ..." after the message, saying what it is and what to do.
@@ -48,8 +72,142 @@ struct CheckArgs {
   ParseFlags parse;
   bool json = false;
   std::optional<std::string> sarif;
+  std::string jobs = "8";
+  std::string timeout = "120";
   std::vector<std::string> files;
 };
+
+// One file to check: a local path, or a remote file an argument named (an
+// argument naming a Hub repository gives one per .safetensors file).
+struct Item {
+  std::string shown;
+  bool remote = false;
+  std::string url;
+  std::optional<std::uint64_t> listed_size;
+  // A remote argument that could not be expanded: its I/O error.
+  std::optional<Error> failed;
+  // A remote file's outcome, and its first bytes for the sniff.
+  std::optional<Result<HeaderSummary>> result;
+  std::vector<std::uint8_t> head;
+  std::uint64_t file_size = 0;
+};
+
+// What each thread that fetches remote files keeps: its connection and its
+// parser's scratch.
+struct RemoteWorker {
+  explicit RemoteWorker(const remote::HttpOptions& options) : client(options) {}
+  remote::HttpClient client;
+  Parser parser;
+};
+
+// The size of the file open at `fd`, when it can be had.
+std::optional<std::uint64_t> size_of(int fd) {
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+Error io_error(std::string message) { return Error{Reason::kIoError, 0, std::move(message)}; }
+
+// Fetches and judges one remote file into `item`.
+void check_remote(RemoteWorker& worker, const ParseOptions& options, Item& item) {
+  Result<remote::RemoteHead> head = remote::read_head(worker.client, item.url, options);
+  if (!head) {
+    Error error = std::move(head).error();
+    // The message names the URL fetched; an hf:// file is shown by its address.
+    if (item.url != item.shown) error.message = item.shown + ": " + error.message;
+    item.result = std::move(error);
+    return;
+  }
+  if (item.listed_size && *item.listed_size != head->file_size) {
+    item.result =
+        io_error(item.shown + ": the server gives the file " + std::to_string(head->file_size) +
+                 " bytes, the repository's listing " + std::to_string(*item.listed_size));
+    return;
+  }
+  item.result = remote::validate_head(worker.parser, *head, options);
+  item.file_size = head->file_size;
+  // Only the sniff of a rejected file reads them later: its first bytes.
+  const std::size_t kept = std::min(head->bytes.size(), base::kSniffBytes);
+  item.head.assign(head->bytes.begin(), head->bytes.begin() + static_cast<std::ptrdiff_t>(kept));
+}
+
+// Checks the remote files, `jobs` at a time; on a terminal, a progress line
+// on stderr while there are more than a few.
+void fetch_remote_items(std::vector<Item>& items, const ParseOptions& options, unsigned jobs,
+                        const remote::HttpOptions& http) {
+  std::mutex pool_mutex;
+  std::vector<std::unique_ptr<RemoteWorker>> pool;
+  const auto borrow = [&] {
+    const std::lock_guard<std::mutex> lock(pool_mutex);
+    if (pool.empty()) return std::make_unique<RemoteWorker>(http);
+    std::unique_ptr<RemoteWorker> worker = std::move(pool.back());
+    pool.pop_back();
+    return worker;
+  };
+  const auto give_back = [&](std::unique_ptr<RemoteWorker> worker) {
+    const std::lock_guard<std::mutex> lock(pool_mutex);
+    pool.push_back(std::move(worker));
+  };
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].remote && !items[i].failed) todo.push_back(i);
+  }
+  std::atomic<std::size_t> done{0};
+  bool shown = false;
+  base::ParallelOptions parallel;
+  parallel.jobs = jobs;
+  if (todo.size() > 4 && ::isatty(STDERR_FILENO) == 1) {
+    parallel.tick_interval = std::chrono::milliseconds(250);
+    parallel.on_tick = [&] {
+      std::cerr << "\rstguard check: fetched " << done.load() << " of " << todo.size()
+                << " remote files" << std::flush;
+      shown = true;
+    };
+  }
+  base::parallel_for_each(todo.size(), parallel, [&](std::size_t k) {
+    std::unique_ptr<RemoteWorker> worker = borrow();
+    check_remote(*worker, options, items[todo[k]]);
+    give_back(std::move(worker));
+    ++done;
+  });
+  if (shown) std::cerr << "\r\033[K" << std::flush;  // the line erased before the verdicts
+}
+
+// The arguments as items, hf:// repositories expanded through their listings.
+std::vector<Item> items_of(const std::vector<std::string>& files, const remote::HttpOptions& http,
+                           const remote::HubSettings& hub) {
+  std::vector<Item> items;
+  std::optional<remote::HttpClient> lister;
+  for (const std::string& file : files) {
+    if (!sarif::is_remote_address(file)) {
+      Item item;
+      item.shown = file;
+      items.push_back(std::move(item));
+      continue;
+    }
+    if (!lister) lister.emplace(http);
+    base::Result<std::vector<remote::RemoteFile>> expanded =
+        remote::expand_address(*lister, hub, file, ".safetensors");
+    if (!expanded) {
+      Item item;
+      item.shown = file;
+      item.remote = true;
+      item.failed = io_error(expanded.error().message);
+      items.push_back(std::move(item));
+      continue;
+    }
+    for (remote::RemoteFile& one : *expanded) {
+      Item item;
+      item.shown = std::move(one.shown);
+      item.remote = true;
+      item.url = std::move(one.url);
+      item.listed_size = one.listed_size;
+      items.push_back(std::move(item));
+    }
+  }
+  return items;
+}
 
 void print_text(const std::string& file, Profile profile, const Result<HeaderSummary>& result,
                 const std::optional<base::Sniffed>& sniffed) {
@@ -84,18 +242,56 @@ int run_check(const Command& command, const CheckArgs& args) {
   if (!options) return usage_error(command, options.error().message);
   if (args.files.empty()) return usage_error(command, "no FILE given");
 
+  const std::optional<std::uint64_t> jobs = base::parse_u64(args.jobs);
+  if (!jobs || *jobs == 0 || *jobs > 64) {
+    return usage_error(command, "--jobs must be a whole number from 1 to 64");
+  }
+  const std::optional<std::uint64_t> timeout = base::parse_u64(args.timeout);
+  if (!timeout || *timeout == 0 || *timeout > 86'400) {
+    return usage_error(command, "--timeout must be a whole number of seconds from 1 to 86400");
+  }
+  // The Hub's settings (and the token file) are read only when an argument
+  // is remote: a check of local files reads nothing else.
+  const bool any_remote =
+      std::any_of(args.files.begin(), args.files.end(),
+                  [](const std::string& file) { return sarif::is_remote_address(file); });
+  const remote::HubSettings hub =
+      any_remote ? remote::hub_settings_from_environment() : remote::HubSettings{};
+  remote::HttpOptions http;
+  http.request_timeout = std::chrono::seconds(*timeout);
+  remote::add_token(hub, http);
+
+  std::vector<Item> items = items_of(args.files, http, hub);
+  fetch_remote_items(items, *options, static_cast<unsigned>(*jobs), http);
+
   int exit_code = kExitOk;
   std::vector<std::string> unreadable;
   std::optional<sarif::CheckLog> log;
   if (args.sarif) log.emplace();
   Parser parser;  // its scratch memory kept from file to file
-  for (const std::string& file : args.files) {
+  for (Item& item : items) {
+    const std::string& file = item.shown;
     base::UniqueFd fd;
-    const Result<HeaderSummary> result = validate_path(parser, file, *options, &fd);
     std::optional<base::Sniffed> sniffed;
-    if (!result && result.error().reason != Reason::kIoError) {
-      pause_between_reads_for_test();
-      sniffed = sniff_rejected_file(fd.get(), result.error());
+    std::optional<std::uint64_t> file_size;
+    Result<HeaderSummary> result = io_error("");
+    if (item.failed) {
+      result = std::move(*item.failed);
+    } else if (item.remote) {
+      result = std::move(*item.result);
+      file_size = item.file_size;
+      if (!result) {
+        sniffed = sniff_rejected_head(
+            std::string_view(reinterpret_cast<const char*>(item.head.data()), item.head.size()),
+            item.file_size, result.error());
+      }
+    } else {
+      result = validate_path(parser, file, *options, &fd);
+      if (!result && result.error().reason != Reason::kIoError) {
+        pause_between_reads_for_test();
+        sniffed = sniff_rejected_file(fd.get(), result.error());
+      }
+      file_size = size_of(fd.get());
     }
     if (args.json) {
       print_json(file, options->profile, result, sniffed);
@@ -103,7 +299,7 @@ int run_check(const Command& command, const CheckArgs& args) {
       print_text(file, options->profile, result, sniffed);
     }
     exit_code = std::max(exit_code, exit_code_for(result ? nullptr : &result.error()));
-    if (log) log->add(file, result, fd.get());
+    if (log) log->add(file, result, file_size);
     if (!result && result.error().reason == Reason::kIoError) unreadable.push_back(file);
   }
   // The verdicts are on stdout, which a script may be reading; why the exit
@@ -137,6 +333,15 @@ void add_check_command(CLI::App& root, Commands& commands) {
                    "unreadable file, at the byte of the fault")
       ->option_text("FILE")
       ->check(role(ValueRole::kOutputFile));
+  command.app
+      ->add_option("--jobs", args->jobs, "remote files fetched at once (default 8, at most 64)")
+      ->option_text("N")
+      ->check(role(ValueRole::kNumber));
+  command.app
+      ->add_option("--timeout", args->timeout,
+                   "seconds one HTTP request may take, redirects included (default 120)")
+      ->option_text("SECONDS")
+      ->check(role(ValueRole::kNumber));
   command.app->add_option("FILE", args->files)->check(role(ValueRole::kInputFile));
   command.positionals = &args->files;
   command.run = [&command, args] { return run_check(command, *args); };

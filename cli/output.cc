@@ -177,9 +177,15 @@ std::optional<base::Sniffed> sniff_rejected_file(int fd, const Error& error) {
   int err = 0;
   head.resize(base::read_at(fd, head.data(), head.size(), 0, &err));
   if (err != 0) return std::nullopt;
+  return sniff_rejected_head(head, static_cast<std::uint64_t>(st.st_size), error);
+}
+
+std::optional<base::Sniffed> sniff_rejected_head(std::string_view head, std::uint64_t file_size,
+                                                 const Error& error) {
+  if (error.reason == Reason::kIoError) return std::nullopt;
   const bool absurd_length =
       error.reason == Reason::kHeaderTooLarge || error.reason == Reason::kHeaderLengthExceedsFile;
-  return base::sniff_content(head, static_cast<std::uint64_t>(st.st_size), absurd_length);
+  return base::sniff_content(head.substr(0, base::kSniffBytes), file_size, absurd_length);
 }
 
 void pause_between_reads_for_test() {

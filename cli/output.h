@@ -70,6 +70,10 @@ Result<HeaderSummary> validate_path(Parser& parser, const std::string& path,
 // HTML page, a PyTorch checkpoint, ...), read from its first bytes. nullopt
 // for an ordinary damaged safetensors file or when the file cannot be read.
 std::optional<base::Sniffed> sniff_rejected_file(int fd, const Error& error);
+// The same from the file's first bytes (at least min(file_size,
+// base::kSniffBytes) of them), as a remote file's head gives them.
+std::optional<base::Sniffed> sniff_rejected_head(std::string_view head, std::uint64_t file_size,
+                                                 const Error& error);
 
 // A test-only pause between two reads of one FILE (its verdict, then its
 // sniff or its values): when STGUARD_TEST_PAUSE_FD names a descriptor in the

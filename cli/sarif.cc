@@ -2,7 +2,6 @@
 // (sarif.h). The rules come from sarif_rules.cc.
 #include "sarif.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <utility>
@@ -10,6 +9,8 @@
 #include "base/json.h"
 #include "base/output.h"
 #include "command.h"
+#include "remote/http.h"
+#include "remote/hub.h"
 
 namespace stguard::cli::sarif {
 namespace {
@@ -62,8 +63,14 @@ std::string working_directory_uri() {
 
 }  // namespace
 
+bool is_remote_address(std::string_view file) noexcept {
+  return remote::is_http_url(file) || remote::is_hub_address(file);
+}
+
 std::string uri_of(std::string_view path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
+  // A URL (or hf:// address) is already a URI: its delimiters stay.
+  const bool remote = is_remote_address(path);
   std::string out = !path.empty() && path.front() == '/' ? "file://" : "";
   for (const char c : path) {
     const auto byte = static_cast<unsigned char>(c);
@@ -71,7 +78,9 @@ std::string uri_of(std::string_view path) {
     // else, ':' included (a first segment with ':' would read as a scheme),
     // is percent-encoded.
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (alnum || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+    const bool delimiter =
+        remote && std::string_view(":?#[]@!$&'()*+,;=%").find(c) != std::string_view::npos;
+    if (alnum || delimiter || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
       out += c;
     } else {
       out += '%';
@@ -107,7 +116,7 @@ void Log::add(std::string_view rule_id, Level level, std::string message, std::s
   Json artifact = {{"uri", uri_of(file)}};
   if (!base_id.empty()) {
     artifact["uriBaseId"] = base_id;
-  } else if (file.empty() || file.front() != '/') {
+  } else if (!is_remote_address(file) && (file.empty() || file.front() != '/')) {
     artifact["uriBaseId"] = kWorkingDirectory;
   }
   Json physical = {{"artifactLocation", std::move(artifact)}};
@@ -160,7 +169,8 @@ base::Result<void> Log::write(const std::filesystem::path& path, int exit_code) 
 
 CheckLog::CheckLog() : log_(reason_rules()) {}
 
-void CheckLog::add(std::string_view file, const Result<HeaderSummary>& result, int fd) {
+void CheckLog::add(std::string_view file, const Result<HeaderSummary>& result,
+                   std::optional<std::uint64_t> file_size) {
   if (result) return;
   const Error& error = result.error();
   if (error.reason == Reason::kIoError) {
@@ -170,9 +180,7 @@ void CheckLog::add(std::string_view file, const Result<HeaderSummary>& result, i
   }
   // The parser names a byte; one at or past the end of the file (the bytes a
   // tensor claims beyond it) is a point.
-  struct stat st {};
-  const bool past_end =
-      fd >= 0 && ::fstat(fd, &st) == 0 && error.offset >= static_cast<std::uint64_t>(st.st_size);
+  const bool past_end = file_size && error.offset >= *file_size;
   log_.add(reason_name(error.reason), Level::kError,
            std::string(reason_name(error.reason)) + " at byte " + std::to_string(error.offset) +
                ": " + error.message,

@@ -96,9 +96,10 @@ class Log {
 class CheckLog {
  public:
   CheckLog();
-  // `fd` is the file's descriptor (check_path), to size the region: a fault
-  // at the end of the file (OFFSET_OUT_OF_BOUNDS) is a point, not a byte.
-  void add(std::string_view file, const Result<HeaderSummary>& result, int fd);
+  // `file_size` (when known) sizes the region: a fault at the end of the
+  // file (OFFSET_OUT_OF_BOUNDS) is a point, not a byte.
+  void add(std::string_view file, const Result<HeaderSummary>& result,
+           std::optional<std::uint64_t> file_size);
   base::Result<void> write(const std::filesystem::path& path, int exit_code) const {
     return log_.write(path, exit_code);
   }
@@ -114,8 +115,11 @@ base::Result<void> write_verify_log(const std::filesystem::path& path,
                                     const verify::VerifyReport& report);
 
 // `path` as a URI reference: percent-encoded bytes, "file://" before an
-// absolute path.
+// absolute path; a URL or hf:// address keeps its delimiters.
 std::string uri_of(std::string_view path);
+
+// True for an http://, https:// or hf:// address (an absolute URI).
+bool is_remote_address(std::string_view file) noexcept;
 
 }  // namespace stguard::cli::sarif
 

@@ -22,6 +22,9 @@
 #include <utility>
 
 #include "base/json.h"
+#include "remote/head.h"
+#include "remote/http.h"
+#include "remote/hub.h"
 #include "stguard/file.h"
 #include "stguard/header.h"
 #include "stguard/lint.h"
@@ -62,6 +65,33 @@ Verdict check_fd(int fd, const std::string& profile) {
   const stguard::ParseOptions options = options_for(profile);
   py::gil_scoped_release unlocked;
   return to_verdict(stguard::validate_fd(fd, options));
+}
+
+// A file at an http(s) URL or an hf:// address naming one file, read as
+// `stguard check URL` reads it (remote/head.h): its header alone. An I/O
+// failure is the IO_ERROR verdict, which the Python side raises as OSError.
+Verdict check_url(const std::string& address, const std::string& profile) {
+  const stguard::ParseOptions options = options_for(profile);
+  std::string url = address;
+  const stguard::remote::HubSettings hub = stguard::remote::hub_settings_from_environment();
+  if (stguard::remote::is_hub_address(address)) {
+    const auto parsed = stguard::remote::parse_hub_address(address);
+    if (!parsed) throw py::value_error(parsed.error().message);
+    if (parsed->path.empty()) {
+      throw py::value_error(address +
+                            " names a repository, not a file: give its path "
+                            "(hf://ORG/NAME[@REVISION]/PATH)");
+    }
+    url = stguard::remote::resolve_url(hub, *parsed, parsed->path);
+  }
+  py::gil_scoped_release unlocked;
+  stguard::remote::HttpOptions http;
+  stguard::remote::add_token(hub, http);
+  stguard::remote::HttpClient client(http);
+  const auto head = stguard::remote::read_head(client, url, options);
+  if (!head) return to_verdict(head.error());
+  stguard::Parser parser;
+  return to_verdict(stguard::remote::validate_head(parser, *head, options));
 }
 
 Verdict check_bytes(const py::buffer& data, const std::string& profile) {
@@ -171,6 +201,7 @@ PYBIND11_MODULE(_stguard, m) {
   m.doc() = "stguard's C++ libraries; use the stguard package, not this module.";
   m.def("check_fd", &check_fd, py::arg("fd"), py::arg("profile"));
   m.def("check_bytes", &check_bytes, py::arg("data"), py::arg("profile"));
+  m.def("check_url", &check_url, py::arg("url"), py::arg("profile"));
   m.def("inspect_fd", &inspect_fd, py::arg("fd"), py::arg("profile"));
   m.def("verify_json", &verify_json, py::arg("dir"), py::arg("scan_values"), py::arg("jobs"));
 }

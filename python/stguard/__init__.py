@@ -178,11 +178,19 @@ def _verdict(raw: tuple[Any, ...], profile: str, path: str | None) -> Verdict:
     return Verdict(accepted, reason, offset, message, profile, count, header_len, file_size)
 
 
+_REMOTE_PREFIXES = ("http://", "https://", "hf://")
+
+
 def check(path_or_bytes: PathLike | bytes | bytearray | memoryview, profile: Profile = "strict") -> Verdict:
     """The structural verdict on a file, from its header alone (data is not
-    read). Bytes are taken as a whole file. Never raises for a bad file;
-    raises OSError (FileNotFoundError, IsADirectoryError, PermissionError...)
-    for one that cannot be read, ValueError for an unknown profile.
+    read). Bytes are taken as a whole file. A string starting http://,
+    https:// or hf://ORG/NAME[@REVISION]/PATH is a remote file, checked as
+    `stguard check URL` does: its header fetched with Range requests, its
+    size the server's, nothing downloaded (HF_ENDPOINT and HF_TOKEN as for
+    the command). Never raises for a bad file; raises OSError
+    (FileNotFoundError, IsADirectoryError, PermissionError...) for one that
+    cannot be read or fetched, ValueError for an unknown profile or a
+    malformed hf:// address.
 
         >>> stguard.check(b"\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00{}").accepted
         True
@@ -191,6 +199,8 @@ def check(path_or_bytes: PathLike | bytes | bytearray | memoryview, profile: Pro
 
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         return _verdict(_native.check_bytes(path_or_bytes, profile), profile, None)
+    if isinstance(path_or_bytes, str) and path_or_bytes.startswith(_REMOTE_PREFIXES):
+        return _verdict(_native.check_url(path_or_bytes, profile), profile, path_or_bytes)
     fd = _open_regular(path_or_bytes)
     try:
         return _verdict(_native.check_fd(fd, profile), profile, os.fspath(path_or_bytes))

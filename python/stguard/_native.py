@@ -7,6 +7,7 @@ files are copied beside it (python/CMakeLists.txt), so both are one import.
 from ._stguard import (  # noqa: F401  (re-exported)
     check_bytes,
     check_fd,
+    check_url,
     inspect_fd,
     verify_json,
 )

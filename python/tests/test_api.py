@@ -189,3 +189,34 @@ def test_corpus_is_reached_from_the_package_alone():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout) > 400
+
+
+def test_check_of_a_url_gives_the_local_verdict(source):
+    """A server that ignores Range (Python's own http.server sends the whole
+    file with a Content-Length): the header is read from the front of the
+    body, and the verdicts are the local ones."""
+    import functools
+    import http.server
+
+    corpus = source / "corpus"
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(corpus))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        for name in ("layout/gap-between.safetensors", "dtypes/f32.safetensors",
+                     "length-prefix/empty-file.safetensors"):
+            path = corpus / name
+            if not path.exists():
+                continue
+            for profile in ("strict", "reference"):
+                assert stguard.check(base + name, profile=profile) == stguard.check(path, profile=profile)
+        with pytest.raises(OSError, match="HTTP 404"):
+            stguard.check(base + "no-such-file.safetensors")
+    finally:
+        server.shutdown()
+        server.server_close()
+    with pytest.raises(ValueError, match="names a repository"):
+        stguard.check("hf://org/model")

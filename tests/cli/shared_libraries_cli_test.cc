@@ -1,6 +1,7 @@
 // tests/cli/shared_libraries_cli_test.cc: the system libraries that only some
 // commands need are loaded by those commands alone (base/shared_library.h):
-// libcrypto on the first hash, libarchive for `corpus export --tarball`.
+// libcrypto on the first hash, libarchive for `corpus export --tarball`,
+// libcurl on the first HTTP request.
 // The dynamic loader's own trace (LD_DEBUG=files) says what each process
 // loaded, linked or opened.
 #include <gtest/gtest.h>
@@ -44,7 +45,17 @@ TEST(SharedLibraries, CheckAndInspectLoadNeitherLibcryptoNorLibarchive) {
     EXPECT_TRUE(loaded(run, "libc.so.6")) << run.err.substr(0, 2000);
     EXPECT_FALSE(loaded(run, "libcrypto.so.3")) << run.err;
     EXPECT_FALSE(loaded(run, "libarchive.so.13")) << run.err;
+    EXPECT_FALSE(loaded(run, "libcurl.so.4")) << run.err;
   }
+}
+
+// A URL loads libcurl, with its first request (remote/http.h); nothing
+// listens on port 9 of the loopback, so the check is an I/O error.
+TEST(SharedLibraries, CheckOfAUrlOpensLibcurl) {
+  const CliRun run = run_cli({"check", "--timeout", "5", "http://127.0.0.1:9/x.safetensors"},
+                             {{"LD_DEBUG", "files"}});
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_TRUE(loaded(run, "libcurl.so.4")) << run.err.substr(0, 2000);
 }
 
 TEST(SharedLibraries, VerifyOpensLibcryptoWhenItHashes) {
