@@ -41,15 +41,16 @@ std::size_t read_at(int fd, void* buffer, std::size_t length, std::uint64_t offs
   return got;
 }
 
+std::string too_large_text(std::uint64_t size, std::uint64_t max_bytes) {
+  return "too large: " + std::to_string(size) + " bytes (limit " + std::to_string(max_bytes) + ")";
+}
+
 Result<std::string> read_fd(int fd, std::uint64_t max_bytes) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return io_failure("fstat failed: " + errno_text(errno));
   if (!S_ISREG(st.st_mode)) return io_failure("not a regular file");
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size > max_bytes) {
-    return io_failure("too large: " + std::to_string(size) + " bytes (limit " +
-                      std::to_string(max_bytes) + ")");
-  }
+  if (size > max_bytes) return io_failure(too_large_text(size, max_bytes));
   std::string text(static_cast<std::size_t>(size), '\0');
   int err = 0;
   text.resize(read_at(fd, text.data(), text.size(), 0, &err));

@@ -50,6 +50,10 @@ std::size_t read_at(int fd, void* buffer, std::size_t length, std::uint64_t offs
 // recipes, indexes and reports are far smaller.
 inline constexpr std::uint64_t kDefaultMaxReadBytes = std::uint64_t{256} << 20;
 
+// "too large: N bytes (limit M)": how read_fd refuses a file over its limit
+// (and verify a fetched index over its own).
+std::string too_large_text(std::uint64_t size, std::uint64_t max_bytes);
+
 // Reads the whole regular file open on `fd`. Fails with why not ("not a
 // regular file", "too large: N bytes (limit M)", "read failed: ...").
 Result<std::string> read_fd(int fd, std::uint64_t max_bytes);

@@ -11,24 +11,21 @@
 // Remote files are fetched a few at a time (--jobs); verdicts are printed in
 // argument order.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "base/decimal.h"
 #include "base/json.h"
-#include "base/parallel.h"
 #include "base/sniff.h"
 #include "base/text.h"
 #include "command.h"
 #include "output.h"
+#include "remote/batch.h"
 #include "remote/head.h"
 #include "remote/http.h"
 #include "remote/hub.h"
@@ -92,14 +89,6 @@ struct Item {
   std::uint64_t file_size = 0;
 };
 
-// What each thread that fetches remote files keeps: its connection and its
-// parser's scratch.
-struct RemoteWorker {
-  explicit RemoteWorker(const remote::HttpOptions& options) : client(options) {}
-  remote::HttpClient client;
-  Parser parser;
-};
-
 // The size of the file open at `fd`, when it can be had.
 std::optional<std::uint64_t> size_of(int fd) {
   struct stat st {};
@@ -109,9 +98,9 @@ std::optional<std::uint64_t> size_of(int fd) {
 
 Error io_error(std::string message) { return Error{Reason::kIoError, 0, std::move(message)}; }
 
-// Fetches and judges one remote file into `item`.
-void check_remote(RemoteWorker& worker, const ParseOptions& options, Item& item) {
-  Result<remote::RemoteHead> head = remote::read_head(worker.client, item.url, options);
+// Judges one remote file's fetched head into `item`.
+void judge_remote(Parser& parser, const ParseOptions& options, Result<remote::RemoteHead> head,
+                  Item& item) {
   if (!head) {
     Error error = std::move(head).error();
     // The message names the URL fetched; an hf:// file is shown by its address.
@@ -125,53 +114,34 @@ void check_remote(RemoteWorker& worker, const ParseOptions& options, Item& item)
                  " bytes, the repository's listing " + std::to_string(*item.listed_size));
     return;
   }
-  item.result = remote::validate_head(worker.parser, *head, options);
+  item.result = remote::validate_head(parser, *head, options);
   item.file_size = head->file_size;
   // Only the sniff of a rejected file reads them later: its first bytes.
   const std::size_t kept = std::min(head->bytes.size(), base::kSniffBytes);
   item.head.assign(head->bytes.begin(), head->bytes.begin() + static_cast<std::ptrdiff_t>(kept));
 }
 
-// Checks the remote files, `jobs` at a time; on a terminal, a progress line
-// on stderr while there are more than a few.
-void fetch_remote_items(std::vector<Item>& items, const ParseOptions& options, unsigned jobs,
+// Fetches the remote files `jobs` at a time (a progress line on a terminal)
+// and judges them.
+void check_remote_items(std::vector<Item>& items, const ParseOptions& options, unsigned jobs,
                         const remote::HttpOptions& http) {
-  std::mutex pool_mutex;
-  std::vector<std::unique_ptr<RemoteWorker>> pool;
-  const auto borrow = [&] {
-    const std::lock_guard<std::mutex> lock(pool_mutex);
-    if (pool.empty()) return std::make_unique<RemoteWorker>(http);
-    std::unique_ptr<RemoteWorker> worker = std::move(pool.back());
-    pool.pop_back();
-    return worker;
-  };
-  const auto give_back = [&](std::unique_ptr<RemoteWorker> worker) {
-    const std::lock_guard<std::mutex> lock(pool_mutex);
-    pool.push_back(std::move(worker));
-  };
   std::vector<std::size_t> todo;
+  std::vector<std::string> urls;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].remote && !items[i].failed) todo.push_back(i);
+    if (!items[i].remote || items[i].failed) continue;
+    todo.push_back(i);
+    urls.push_back(items[i].url);
   }
-  std::atomic<std::size_t> done{0};
-  bool shown = false;
-  base::ParallelOptions parallel;
-  parallel.jobs = jobs;
-  if (todo.size() > 4 && ::isatty(STDERR_FILENO) == 1) {
-    parallel.tick_interval = std::chrono::milliseconds(250);
-    parallel.on_tick = [&] {
-      std::cerr << "\rstguard check: fetched " << done.load() << " of " << todo.size()
-                << " remote files" << std::flush;
-      shown = true;
-    };
+  ProgressLine progress("stguard check: fetched", "remote files");
+  remote::BatchOptions batch;
+  batch.jobs = jobs;
+  if (urls.size() > 4) batch.on_tick = progress.callback();
+  std::vector<Result<remote::RemoteHead>> heads = remote::read_heads(urls, options, http, batch);
+  progress.erase();
+  Parser parser;
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    judge_remote(parser, options, std::move(heads[k]), items[todo[k]]);
   }
-  base::parallel_for_each(todo.size(), parallel, [&](std::size_t k) {
-    std::unique_ptr<RemoteWorker> worker = borrow();
-    check_remote(*worker, options, items[todo[k]]);
-    give_back(std::move(worker));
-    ++done;
-  });
-  if (shown) std::cerr << "\r\033[K" << std::flush;  // the line erased before the verdicts
 }
 
 // The arguments as items, hf:// repositories expanded through their listings.
@@ -262,7 +232,7 @@ int run_check(const Command& command, const CheckArgs& args) {
   remote::add_token(hub, http);
 
   std::vector<Item> items = items_of(args.files, http, hub);
-  fetch_remote_items(items, *options, static_cast<unsigned>(*jobs), http);
+  check_remote_items(items, *options, static_cast<unsigned>(*jobs), http);
 
   int exit_code = kExitOk;
   std::vector<std::string> unreadable;

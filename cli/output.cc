@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <iostream>
 #include <tuple>
+#include <utility>
 
 #include "base/decimal.h"
 #include "base/file_io.h"
@@ -222,6 +224,22 @@ std::string shape_string(std::span<const std::uint64_t> shape) {
   }
   out += ']';
   return out;
+}
+
+ProgressLine::ProgressLine(std::string prefix, std::string what)
+    : prefix_(std::move(prefix)), what_(std::move(what)), terminal_(::isatty(STDERR_FILENO) == 1) {}
+
+std::function<void(std::size_t, std::size_t)> ProgressLine::callback() {
+  if (!terminal_) return {};
+  return [this](std::size_t done, std::size_t total) {
+    std::cerr << "\r" << prefix_ << " " << done << " of " << total << " " << what_ << std::flush;
+    drawn_ = true;
+  };
+}
+
+void ProgressLine::erase() {
+  if (drawn_) std::cerr << "\r\x1b[K" << std::flush;
+  drawn_ = false;
 }
 
 }  // namespace stguard::cli

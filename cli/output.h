@@ -5,7 +5,9 @@
 #define STGUARD_CLI_OUTPUT_H_
 
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -86,6 +88,23 @@ void pause_between_reads_for_test();
 // verdict record, and appends "; this is DESCRIPTION" to a text line.
 void add_sniff(nlohmann::ordered_json& record, const base::Sniffed& sniffed);
 std::string sniff_text(const base::Sniffed& sniffed);
+
+// "PREFIX 37 of 100 WHAT" redrawn on stderr while remote files are fetched,
+// when stderr is a terminal (check and verify of URLs); erase() clears it
+// before the results are printed.
+class ProgressLine {
+ public:
+  ProgressLine(std::string prefix, std::string what);
+  // For remote::BatchOptions::on_tick; draws nothing when stderr is no terminal.
+  std::function<void(std::size_t done, std::size_t total)> callback();
+  void erase();
+
+ private:
+  std::string prefix_;
+  std::string what_;
+  bool terminal_ = false;
+  bool drawn_ = false;
+};
 
 // "[4096,4096]", "[]" for a scalar.
 std::string shape_string(std::span<const std::uint64_t> shape);

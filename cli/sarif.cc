@@ -100,7 +100,7 @@ void Log::set_base(std::string id, std::string_view dir) {
   if (path.empty()) path = ".";
   if (path.back() != '/') path += '/';
   Json location = {{"uri", uri_of(path)}};
-  if (path.front() != '/') location["uriBaseId"] = kWorkingDirectory;
+  if (path.front() != '/' && !is_remote_address(path)) location["uriBaseId"] = kWorkingDirectory;
   bases_[std::move(id)] = std::move(location);
 }
 

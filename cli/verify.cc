@@ -20,6 +20,7 @@
 #include "base/text.h"
 #include "command.h"
 #include "sarif.h"
+#include "verify_remote.h"
 
 namespace stguard::cli {
 namespace {
@@ -43,7 +44,9 @@ using verify::VerifyReport;
 constexpr std::string_view kVerifyUsage =
     "stguard verify [--json] [--sarif FILE] [--quiet] [-r] [--strict] [--follow-symlinks]\n"
     "               [--sha256 FILE] [--scan-values] [-j N] [--layout auto|folder|hub|local-dir] "
-    "DIR";
+    "DIR\n"
+    "       stguard verify [--json] [--sarif FILE] [--quiet] [-r] [--strict] [-j N] "
+    "URL|hf://ORG/NAME[@REV][/PATH]";
 
 constexpr std::string_view kVerifyIntro =
     R"(Checks that a model folder is whole before anything else is blamed, one
@@ -76,6 +79,14 @@ checkpoint; a *.safetensors file no index names is one of its own
 Nothing in DIR is ever created, changed, moved or deleted. Names from the
 index or the checksum list that could leave DIR (absolute, "..", backslash,
 NUL) are reported and never opened.
+A remote repository is verified without downloading it: hf://ORG/NAME[@REV]
+(every shard and index the Hub lists; HF_ENDPOINT, HF_TOKEN as for check),
+or the URL (or hf:// path) of an index, with the shards it names beside it,
+or of one .safetensors file. Shard headers are fetched with Range requests
+(-j at a time, default 8) and indexes whole; the checks above that read
+headers and indexes run as for a folder, sizes are held against the Hub's
+listing (shard_size_mismatch); checksums and values, which need the data,
+are not checked.
 )";
 
 constexpr std::string_view kVerifyOutro =
@@ -309,6 +320,8 @@ void print_text(const VerifyReport& report) {
       summary += rate;
     }
     if (checksum_findings != 0) summary += ", " + base::plural(checksum_findings, "problem");
+  } else if (report.layout == verify::Layout::kRemote) {
+    summary += "; contents not verified (remote: only headers were fetched)";
   } else if (!report.hub) {
     summary += "; no SHA256SUMS: file contents not verified";
   }
@@ -366,7 +379,28 @@ int run_verify(const Command& command, VerifyArgs& args) {
     };
     args.options.progress_interval = std::chrono::milliseconds(200);
   }
-  const VerifyReport report = verify_model_folder(args.dirs.front(), args.options);
+  const std::string& dir = args.dirs.front();
+  VerifyReport report;
+  if (is_remote_repository(dir)) {
+    // Only headers and indexes are fetched: what needs the data cannot run.
+    if (args.options.sha256_file || args.options.scan_values) {
+      return usage_error(command,
+                         "--sha256 and --scan-values need the files' data; a remote "
+                         "repository is verified from its headers only");
+    }
+    const bool progress = !args.quiet && ::isatty(STDERR_FILENO) == 1;
+    base::Result<RemoteRepository> repo =
+        fetch_repository(dir, args.options, args.jobs ? args.options.jobs : 8, progress);
+    if (repo) {
+      report = verify::verify_fetched(repo->name, repo->files, args.options);
+    } else {
+      report.dir = dir;
+      report.layout = verify::Layout::kRemote;
+      report.fatal = repo.error().message;
+    }
+  } else {
+    report = verify_model_folder(dir, args.options);
+  }
   if (args.json) {
     std::cout << base::json_line(report_to_json(report)) << "\n";
   } else if (report.ran) {

@@ -27,7 +27,8 @@ Result<RemoteHead> read_head(HttpClient& client, const std::string& url,
     return io_error(url + ": the server sent " + std::to_string(head.bytes.size()) +
                     " bytes, too few for the length prefix");
   }
-  const Result<std::uint64_t> n = parse_header_length(prefix_of(head), head.file_size, options.limits);
+  const Result<std::uint64_t> n =
+      parse_header_length(prefix_of(head), head.file_size, options.limits);
   if (!n) return head;  // the verdict is the prefix's
   // parse_header_length bounds N by the limit and 8 + N by the file size.
   const std::uint64_t head_len = 8 + *n;

@@ -152,12 +152,12 @@ struct Transfer {
 
   // The body.
   bool body_started = false;
-  ContentRange range;           // a 206's Content-Range, parsed
-  std::uint64_t skip = 0;       // bytes of a 200 before `first`, dropped
-  std::uint64_t want = 0;       // body bytes still to keep
-  bool more_follows = false;    // the server sends more than is wanted
+  ContentRange range;         // a 206's Content-Range, parsed
+  std::uint64_t skip = 0;     // bytes of a 200 before `first`, dropped
+  std::uint64_t want = 0;     // body bytes still to keep
+  bool more_follows = false;  // the server sends more than is wanted
   bool stopped_on_purpose = false;
-  std::string fault;            // why the body was refused
+  std::string fault;  // why the body was refused
   std::uint64_t received = 0;
   std::vector<std::uint8_t> bytes;
 
@@ -233,8 +233,9 @@ struct Transfer {
         return true;
       }
       if (!has_content_length) {
-        fault = "the server ignored the Range request and sent no Content-Length: the file's "
-                "size is unknown";
+        fault =
+            "the server ignored the Range request and sent no Content-Length: the file's "
+            "size is unknown";
         return false;
       }
       skip = first;
@@ -321,8 +322,7 @@ std::string status_text(const Transfer& t) {
 
 // How long to wait before retrying a 429 or 5xx: the server's Retry-After
 // in seconds, or the doubling backoff.
-std::chrono::milliseconds retry_wait(const Transfer& t, const HttpOptions& options,
-                                     int attempt) {
+std::chrono::milliseconds retry_wait(const Transfer& t, const HttpOptions& options, int attempt) {
   if (const auto seconds = base::parse_u64(trim(t.retry_after))) {
     return std::chrono::milliseconds(std::min<std::uint64_t>(*seconds, 86'400) * 1000);
   }
@@ -375,7 +375,8 @@ base::Result<void> HttpClient::perform(Transfer& t) {
                      static_cast<long>(options_.connect_timeout.count()));
     curl.easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
     curl.easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, options_.low_speed_bytes);
-    curl.easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time.count()));
+    curl.easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
+                     static_cast<long>(options_.low_speed_time.count()));
     curl.easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
     if (t.ranged) curl.easy_setopt(easy, CURLOPT_RANGE, range.c_str());
     if (headers != nullptr) curl.easy_setopt(easy, CURLOPT_HTTPHEADER, headers);

@@ -15,8 +15,8 @@ namespace {
 constexpr std::string_view kScheme = "hf://";
 
 bool is_name_char(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_' || c == '.';
 }
 
 // A repository owner or name as the Hub allows them.
@@ -150,8 +150,9 @@ base::Result<HubAddress> parse_hub_address(std::string_view text) {
     rest.remove_prefix(1);  // the '/'
     if (!rest.empty()) {
       if (!is_file_path(rest)) {
-        return base::fail(shown + ": the path in the repository has an empty, '.' or '..' "
-                                  "segment, a backslash or a control character");
+        return base::fail(shown +
+                          ": the path in the repository has an empty, '.' or '..' "
+                          "segment, a backslash or a control character");
       }
       address.path = std::string(rest);
     }
@@ -223,7 +224,8 @@ base::Result<std::vector<RemoteFile>> expand_address(HttpClient& client, const H
   base::Result<HubAddress> parsed = parse_hub_address(address);
   if (!parsed) return parsed.error();
   if (!parsed->path.empty()) {
-    return std::vector<RemoteFile>{{address, resolve_url(hub, *parsed, parsed->path), std::nullopt}};
+    return std::vector<RemoteFile>{
+        {address, resolve_url(hub, *parsed, parsed->path), std::nullopt}};
   }
   base::Result<std::vector<HubFile>> listed = list_files(client, hub, *parsed);
   if (!listed) return listed.error();
@@ -234,8 +236,8 @@ base::Result<std::vector<RemoteFile>> expand_address(HttpClient& client, const H
         !is_file_path(file.path)) {
       continue;
     }
-    files.push_back({hub_address_text(*parsed, file.path), resolve_url(hub, *parsed, file.path),
-                     file.size});
+    files.push_back(
+        {hub_address_text(*parsed, file.path), resolve_url(hub, *parsed, file.path), file.size});
   }
   if (files.empty()) {
     return base::io_failure(base::terminal_safe(address) + ": the repository has no " +

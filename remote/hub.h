@@ -2,9 +2,10 @@
 // its API, HF_ENDPOINT): what they name, the URL a file of a repository is
 // downloaded from, the repository's file listing, and the token sent.
 //
-//   base::Result<remote::HubAddress> a = remote::parse_hub_address("hf://org/model@v1/x.safetensors");
-//   remote::HubSettings hub = remote::hub_settings_from_environment();
-//   std::string url = remote::resolve_url(hub, *a, a->path);
+//   base::Result<remote::HubAddress> a =
+//   remote::parse_hub_address("hf://org/model@v1/x.safetensors"); remote::HubSettings hub =
+//   remote::hub_settings_from_environment(); std::string url = remote::resolve_url(hub, *a,
+//   a->path);
 //     // https://huggingface.co/org/model/resolve/v1/x.safetensors
 //   base::Result<std::vector<remote::HubFile>> files = remote::list_files(client, hub, *a);
 //

@@ -40,6 +40,8 @@ std::string_view finding_kind_name(FindingKind kind) noexcept {
       return "shard_invalid";
     case FindingKind::kShardUnreadable:
       return "shard_unreadable";
+    case FindingKind::kShardSizeMismatch:
+      return "shard_size_mismatch";
     case FindingKind::kIndexMissing:
       return "index_missing";
     case FindingKind::kIndexMalformed:
@@ -172,6 +174,8 @@ std::string_view layout_name(Layout layout) noexcept {
       return "hub-cache";
     case Layout::kLocalDir:
       return "local-dir";
+    case Layout::kRemote:
+      return "remote";
   }
   return "folder";
 }

@@ -67,14 +67,15 @@ Entry entry_of(int dir_fd, std::string name) {
   } else if (S_ISDIR(st.st_mode)) {
     e.type = EntryType::kDirectory;
   }
-  if (is_index_name(e.name)) {
-    e.role = Role::kIndex;
-  } else if (e.name.ends_with(kShardSuffix)) {
-    e.role = Role::kShard;
-  } else if (e.name == kChecksumName) {
-    e.role = Role::kChecksums;
-  }
+  e.role = role_of(e.name);
   return e;
+}
+
+Role role_of(std::string_view name) {
+  if (is_index_name(name)) return Role::kIndex;
+  if (name.ends_with(kShardSuffix)) return Role::kShard;
+  if (name == kChecksumName) return Role::kChecksums;
+  return Role::kOther;
 }
 
 bool is_directory_at(int dir_fd, const std::string& name) {

@@ -57,6 +57,9 @@ struct Listing {
   int blobs = -1;
   OpenFiles* blob_files = nullptr;
   std::unordered_map<std::string, std::string> blob_of;  // name -> blob name
+  // A remote repository (verify_fetched): nothing is opened; each name's
+  // fetched bytes (borrowed, owned by the caller) stand for its contents.
+  const std::unordered_map<std::string, const FetchedFile*>* fetched = nullptr;
 };
 
 // Opens `name` (relative to the listed folder) as the passes do, once for
@@ -71,6 +74,9 @@ base::Result<std::vector<std::string>> list_dir(int dir_fd);
 
 // list_dir's names, sorted; none when the directory cannot be read.
 std::vector<std::string> sorted_names(int dir_fd);
+
+// What a file is for verify, by its name alone.
+Role role_of(std::string_view name);
 
 // `name` in the directory open on `dir_fd`, by lstat, with its role by name.
 Entry entry_of(int dir_fd, std::string name);

@@ -20,6 +20,41 @@
 namespace stguard::verify {
 namespace {
 
+// The text of the index `e`: read through its descriptor, or as fetched
+// (verify_fetched). Fails with read_fd's reason ("too large: ..." for one
+// over max_index_bytes), or with an empty message once a finding about the
+// open is added.
+base::Result<std::string> read_index_text(const PassContext& context, const Entry& e,
+                                          std::vector<Finding>& findings) {
+  const VerifyOptions& options = context.options;
+  if (context.folder.fetched != nullptr) {
+    const auto it = context.folder.fetched->find(e.name);
+    if (it == context.folder.fetched->end() || !it->second->error.empty()) {
+      findings.push_back(make_finding(FindingKind::kIndexUnreadable, Category::kIndex, e.name,
+                                      it == context.folder.fetched->end()
+                                          ? std::string("not fetched")
+                                          : "cannot fetch: " + it->second->error));
+      return base::io_failure("");
+    }
+    const FetchedFile& f = *it->second;
+    if (f.size > options.max_index_bytes) {
+      return base::io_failure(base::too_large_text(f.size, options.max_index_bytes));
+    }
+    return std::string(f.bytes.begin(), f.bytes.end());
+  }
+  const HeldFile o = open_listed(context.folder, e.name, options.follow_symlinks);
+  if (!o) {
+    if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
+      findings.push_back(unfollowable_symlink_finding(e, o.err));
+    } else {
+      findings.push_back(make_finding(FindingKind::kIndexUnreadable, Category::kIndex, e.name,
+                                      "cannot open: " + base::open_error_text(o.err)));
+    }
+    return base::io_failure("");
+  }
+  return base::read_fd(o.fd, options.max_index_bytes);
+}
+
 // Reads the index `e`; nullopt, with a finding added, when it is not usable.
 std::optional<IndexUnderCheck> load_index(const PassContext& context, const Entry& e,
                                           std::vector<Finding>& findings) {
@@ -31,17 +66,8 @@ std::optional<IndexUnderCheck> load_index(const PassContext& context, const Entr
                                     "is not a regular file; index not read"));
     return std::nullopt;
   }
-  const HeldFile o = open_listed(context.folder, e.name, options.follow_symlinks);
-  if (!o) {
-    if (e.type == EntryType::kSymlink && (o.err == EXDEV || o.err == ELOOP)) {
-      findings.push_back(unfollowable_symlink_finding(e, o.err));
-    } else {
-      findings.push_back(make_finding(FindingKind::kIndexUnreadable, Category::kIndex, e.name,
-                                      "cannot open: " + base::open_error_text(o.err)));
-    }
-    return std::nullopt;
-  }
-  const base::Result<std::string> read = base::read_fd(o.fd, options.max_index_bytes);
+  base::Result<std::string> read = read_index_text(context, e, findings);
+  if (!read && read.error().message.empty()) return std::nullopt;  // its finding is in
   const std::string err = read ? std::string() : read.error().message;
   const std::string text = read ? *read : std::string();
   if (!err.empty()) {

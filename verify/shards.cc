@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <utility>
@@ -25,22 +26,43 @@ Error read_failure(int err) {
                "read failed: " + (err != 0 ? base::errno_text(err) : std::string("file shrank"))};
 }
 
-// The parser's verdict on the shard open on `fd` (`size` bytes by fstat),
+// Where a shard's bytes come from: its descriptor, or, for a remote shard,
+// the first bytes fetched (verify_fetched), which hold all that is read of
+// it here (its length prefix, header and the sniff's first bytes).
+struct ShardBytes {
+  int fd = -1;
+  std::span<const std::uint8_t> fetched;
+
+  // base::read_at's contract: the bytes read, fewer at the end (a short
+  // count with *err 0 for fetched bytes that end there).
+  std::size_t read_at(void* out, std::size_t len, std::uint64_t offset, int* err) const {
+    if (fd >= 0) return base::read_at(fd, out, len, offset, err);
+    *err = 0;
+    if (offset >= fetched.size()) return 0;
+    const std::size_t n =
+        std::min<std::size_t>(len, fetched.size() - static_cast<std::size_t>(offset));
+    std::memcpy(out, fetched.data() + offset, n);
+    return n;
+  }
+};
+
+// The parser's verdict on the shard (`size` bytes by fstat or the server),
 // from its first 8 + N bytes. A read that fails or comes up short is
 // Reason::kIoError ("read failed: ..."): the shard is then unreadable, not
 // rejected. The one place a shard's head is read, so that a parse_fd(fd,
 // options) from the parser takes its place in one line.
-Result<Header> parse_shard_head(int fd, std::uint64_t size, const ParseOptions& options) {
+Result<Header> parse_shard_head(const ShardBytes& bytes, std::uint64_t size,
+                                const ParseOptions& options) {
   std::uint8_t prefix[8] = {};
   int err = 0;
   const std::size_t prefix_len = static_cast<std::size_t>(std::min<std::uint64_t>(size, 8));
-  if (base::read_at(fd, prefix, prefix_len, 0, &err) != prefix_len) return read_failure(err);
+  if (bytes.read_at(prefix, prefix_len, 0, &err) != prefix_len) return read_failure(err);
   Result<std::uint64_t> n =
       parse_header_length(std::span(prefix, prefix_len), size, options.limits);
   if (!n) return std::move(n).error();
   // parse_header_length guarantees 8 + N <= size and N within the limits.
   std::vector<std::uint8_t> head(static_cast<std::size_t>(8 + *n));
-  if (base::read_at(fd, head.data(), head.size(), 0, &err) != head.size()) {
+  if (bytes.read_at(head.data(), head.size(), 0, &err) != head.size()) {
     return read_failure(err);
   }
   return parse_header(head, size, options);
@@ -60,10 +82,10 @@ std::uint64_t length_prefix(std::string_view head) {
 // (data start + the largest end offset). An independent, forgiving read of
 // the header JSON, only to make the message concrete; the verdict itself is
 // the parser's. nullopt when the header cannot be read again.
-std::optional<std::uint64_t> declared_file_size(int fd, std::uint64_t header_len) {
+std::optional<std::uint64_t> declared_file_size(const ShardBytes& bytes, std::uint64_t header_len) {
   std::string header(static_cast<std::size_t>(header_len), '\0');
   int err = 0;
-  if (base::read_at(fd, header.data(), header.size(), 8, &err) != header.size()) {
+  if (bytes.read_at(header.data(), header.size(), 8, &err) != header.size()) {
     return std::nullopt;
   }
   const nlohmann::json doc = nlohmann::json::parse(header, nullptr, /*allow_exceptions=*/false);
@@ -108,12 +130,13 @@ FindingKind kind_of(base::ContentKind content) {
   return FindingKind::kShardNotSafetensors;
 }
 
-// Why the parser rejected the shard open on `fd`, as the finding shows it.
-Finding explain_rejection(int fd, const std::string& file, std::uint64_t size, const Error& error) {
+// Why the parser rejected the shard, as the finding shows it.
+Finding explain_rejection(const ShardBytes& bytes, const std::string& file, std::uint64_t size,
+                          const Error& error) {
   std::string head(static_cast<std::size_t>(std::min<std::uint64_t>(size, base::kSniffBytes)),
                    '\0');
   int err = 0;
-  head.resize(base::read_at(fd, head.data(), head.size(), 0, &err));
+  head.resize(bytes.read_at(head.data(), head.size(), 0, &err));
   const bool absurd_length =
       error.reason == Reason::kHeaderTooLarge || error.reason == Reason::kHeaderLengthExceedsFile;
 
@@ -136,7 +159,7 @@ Finding explain_rejection(int fd, const std::string& file, std::uint64_t size, c
     kind = FindingKind::kShardTruncated;
     message = "truncated (interrupted download?): the tensor data is cut short";
     // The parser accepted the length prefix to get this far.
-    expected_size = declared_file_size(fd, length_prefix(head));
+    expected_size = declared_file_size(bytes, length_prefix(head));
     if (expected_size && *expected_size > size) {
       message += ": the header describes " + std::to_string(*expected_size) +
                  " bytes, the file has " + std::to_string(size) + " (" +
@@ -171,6 +194,35 @@ ShardCheck skipped(ShardCheck c, FindingKind kind, std::string message, bool wit
   return c;
 }
 
+// The strict parser's verdict on the shard whose size is in c.report, its
+// bytes read from `bytes`, and what explains a reject.
+ShardCheck judge_shard(ShardCheck c, const ShardBytes& bytes, bool keep_layout) {
+  ShardReport& r = c.report;
+  Result<Header> header = parse_shard_head(bytes, r.size, ParseOptions{});
+  if (!header && header.error().reason == Reason::kIoError) {
+    return skipped(std::move(c), FindingKind::kShardUnreadable, header.error().message, true);
+  }
+  if (!header) {
+    Finding f = explain_rejection(bytes, r.file, r.size, header.error());
+    r.verdict = ShardVerdict::kReject;
+    r.kind = f.kind;
+    r.reason = f.reason;
+    r.offset = f.offset;
+    r.message = f.message;
+    c.finding = std::move(f);
+    return c;
+  }
+  r.verdict = ShardVerdict::kAccept;
+  r.header_len = header->header_len;
+  r.tensors = header->tensors.size();
+  for (const TensorInfo& t : header->tensors) {
+    r.tensor_bytes += t.byte_size();  // sums of a validated layout cannot overflow
+    c.tensors.emplace_back(t.name);
+  }
+  if (keep_layout) c.layout = std::move(*header);
+  return c;
+}
+
 }  // namespace
 
 ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_symlinks,
@@ -179,6 +231,17 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
   ShardReport& r = c.report;
   r.file = entry.name;
   r.via_symlink = entry.type == EntryType::kSymlink;
+  if (folder.fetched != nullptr) {
+    const auto it = folder.fetched->find(entry.name);
+    if (it == folder.fetched->end() || !it->second->error.empty()) {
+      return skipped(std::move(c), FindingKind::kShardUnreadable,
+                     it == folder.fetched->end() ? std::string("not fetched")
+                                                 : "cannot fetch: " + it->second->error,
+                     true);
+    }
+    r.size = it->second->size;
+    return judge_shard(std::move(c), ShardBytes{-1, it->second->bytes}, keep_layout);
+  }
   if (entry.type == EntryType::kDirectory || entry.type == EntryType::kOther) {
     return skipped(std::move(c), FindingKind::kNotRegularFile,
                    entry.type == EntryType::kDirectory
@@ -221,30 +284,7 @@ ShardCheck check_shard(const Listing& folder, const Entry& entry, bool follow_sy
   }
   r.size = static_cast<std::uint64_t>(st.st_size);
   c.stamp = stamp_of(st);
-
-  Result<Header> header = parse_shard_head(o.fd, r.size, ParseOptions{});
-  if (!header && header.error().reason == Reason::kIoError) {
-    return skipped(std::move(c), FindingKind::kShardUnreadable, header.error().message, true);
-  }
-  if (!header) {
-    Finding f = explain_rejection(o.fd, r.file, r.size, header.error());
-    r.verdict = ShardVerdict::kReject;
-    r.kind = f.kind;
-    r.reason = f.reason;
-    r.offset = f.offset;
-    r.message = f.message;
-    c.finding = std::move(f);
-    return c;
-  }
-  r.verdict = ShardVerdict::kAccept;
-  r.header_len = header->header_len;
-  r.tensors = header->tensors.size();
-  for (const TensorInfo& t : header->tensors) {
-    r.tensor_bytes += t.byte_size();  // sums of a validated layout cannot overflow
-    c.tensors.emplace_back(t.name);
-  }
-  if (keep_layout) c.layout = std::move(*header);
-  return c;
+  return judge_shard(std::move(c), ShardBytes{o.fd, {}}, keep_layout);
 }
 
 }  // namespace stguard::verify

@@ -87,6 +87,7 @@ enum class FindingKind : std::uint8_t {
   kShardNotSafetensors = 14,  // another format: ZIP/pickle checkpoint, GGUF, JSON or text
   kShardInvalid = 15,         // any other structural fault (parser reason + offset)
   kShardUnreadable = 16,      // could not be opened or read
+  kShardSizeMismatch = 17,    // remote: the server's size differs from the listing's
   // The shard index (*.safetensors.index.json).
   kIndexMissing = 20,       // a set of shards (X-0000N-of-0000M) with no index for X
   kIndexMalformed = 21,     // not JSON (with byte position), or not JSON text at all
@@ -270,6 +271,7 @@ enum class Layout : std::uint8_t {
   kHubSnapshot = 3,  // models--ORG--NAME/snapshots/<commit>
   kHubCache = 4,     // the cache root (.../hub) holding models--* repositories
   kLocalDir = 5,     // a `hf download --local-dir` folder (.cache/huggingface/download)
+  kRemote = 6,       // a repository over HTTP (verify_fetched): headers only
 };
 std::string_view layout_name(Layout layout) noexcept;  // "auto" | "folder" | "hub-repo" | ...
 
@@ -404,6 +406,41 @@ struct VerifyOptions {
 // status 2) when DIR cannot be opened or listed, or options.sha256_file
 // cannot be read.
 VerifyReport verify_model_folder(const std::string& dir, const VerifyOptions& options = {});
+
+// A file of a remote repository as fetched before verification. verify/
+// never goes to the network: the caller fetches (cli/verify.cc, with
+// remote/) and hands the bytes over.
+struct FetchedFile {
+  std::string name;                          // relative to the repository's root
+  std::uint64_t size = 0;                    // the file's size, the server's
+  std::optional<std::uint64_t> listed_size;  // the repository listing's, when there is one
+  // A shard: its first bytes, at least min(size, 8 + N) of them when its
+  // length prefix is valid (remote/head.h). An index: its whole text.
+  std::vector<std::uint8_t> bytes;
+  std::string error;  // not empty: it could not be fetched, and why
+};
+
+// Verifies a remote repository from its fetched files with the passes that
+// read headers and indexes (shards, indexes, checkpoints, duplicates, index
+// comparisons), exactly as for a folder holding those files: the findings a
+// local copy would get from them. What needs the data is not checked: no
+// checksums, no values (layout kRemote says so). A file whose size differs
+// from the listing's is shard_size_mismatch. Names with a '/' (subfolders)
+// are verified only with options.recursive. `name` is what the report calls
+// the repository (its dir).
+VerifyReport verify_fetched(const std::string& name, const std::vector<FetchedFile>& files,
+                            const VerifyOptions& options = {});
+
+// What verify_fetched needs of a file, by its name: nothing, its head (a
+// shard: the first bytes as remote/head.h reads them), or its whole text (an
+// index).
+enum class FetchNeed : std::uint8_t { kNothing = 0, kHead = 1, kWhole = 2 };
+FetchNeed fetch_need(std::string_view name);
+
+// The shards an index's text names (its weight_map's values), each once, in
+// name order, those that could leave the index's folder left out (verify
+// reports them as unsafe_path); none when it is no usable index.
+std::vector<std::string> shards_named_in_index(std::string_view text);
 
 // The whole report as one JSON document: dir, ok, exit_code, fatal, shards
 // (verdict, kind, reason, offset, ...), indexes, checksums, findings (kind,

@@ -28,17 +28,17 @@ std::string file_of(const std::vector<std::uint8_t>& bytes) {
 // anything else: 404.
 TestServer files_server() {
   return TestServer([](const HttpRequest& request, HttpConnection& out) {
-    const std::string good = file_of(
-        stguard_test::FileBuilder("{" + stguard_test::entry("a", "F32", "2", 0, 8) + "}")
-            .pad_to_8()
-            .data_size(8)
-            .build());
-    const std::string gap = file_of(
-        stguard_test::FileBuilder("{" + stguard_test::entry("a", "F32", "2", 0, 8) + "," +
-                                  stguard_test::entry("b", "F32", "1", 12, 16) + "}")
-            .pad_to_8()
-            .data_size(16)
-            .build());
+    const std::string good =
+        file_of(stguard_test::FileBuilder("{" + stguard_test::entry("a", "F32", "2", 0, 8) + "}")
+                    .pad_to_8()
+                    .data_size(8)
+                    .build());
+    const std::string gap =
+        file_of(stguard_test::FileBuilder("{" + stguard_test::entry("a", "F32", "2", 0, 8) + "," +
+                                          stguard_test::entry("b", "F32", "1", 12, 16) + "}")
+                    .pad_to_8()
+                    .data_size(16)
+                    .build());
     const std::string lfs =
         "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'a') +
         "\nsize 123456\n";
@@ -73,8 +73,7 @@ TEST(CheckUrl, AnUnreadableUrlIsExitTwoWithItsReason) {
   const nlohmann::json record = nlohmann::json::parse(line);
   EXPECT_EQ(record.at("verdict"), "error");
   EXPECT_EQ(record.at("reason"), "IO_ERROR");
-  EXPECT_NE(record.at("message").get<std::string>().find("HTTP 404: not found"),
-            std::string::npos);
+  EXPECT_NE(record.at("message").get<std::string>().find("HTTP 404: not found"), std::string::npos);
   EXPECT_NE(run.err.find("could not read " + server.url("/missing")), std::string::npos);
 }
 
@@ -102,10 +101,9 @@ TEST(CheckHub, ARepositoryIsCheckedFileByFileAndTheTokenIsNeverShown) {
   TestServer cdn = files_server();
   TestServer hub([&](const HttpRequest& request, HttpConnection& out) {
     if (request.target == "/api/models/org/model/tree/main?recursive=true") {
-      const std::string listing =
-          R"([{"type":"file","path":"b.safetensors","size":1},)"
-          R"({"type":"file","path":"a.safetensors","size":1},)"
-          R"({"type":"file","path":"config.json","size":2}])";
+      const std::string listing = R"([{"type":"file","path":"b.safetensors","size":1},)"
+                                  R"({"type":"file","path":"a.safetensors","size":1},)"
+                                  R"({"type":"file","path":"config.json","size":2}])";
       out.write(http_answer(200, {{"Content-Length", std::to_string(listing.size())}}, listing));
       return;
     }
@@ -120,8 +118,8 @@ TEST(CheckHub, ARepositoryIsCheckedFileByFileAndTheTokenIsNeverShown) {
     out.write(http_answer(404, {{"Content-Length", "0"}}));
   });
   const std::string secret = "hf_do_not_print_me";
-  const auto run = run_cli({"check", "hf://org/model"},
-                           {{"HF_ENDPOINT", hub.url("")}, {"HF_TOKEN", secret}});
+  const auto run =
+      run_cli({"check", "hf://org/model"}, {{"HF_ENDPOINT", hub.url("")}, {"HF_TOKEN", secret}});
   // The listing's sizes (1 byte) are not the files' sizes: both are I/O errors.
   EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
   EXPECT_NE(run.out.find("hf://org/model@main/a.safetensors: error IO_ERROR: "
@@ -139,8 +137,8 @@ TEST(CheckHub, ARepositoryIsCheckedFileByFileAndTheTokenIsNeverShown) {
   for (const HttpRequest& r : cdn.requests()) EXPECT_FALSE(r.has("authorization"));
 
   // One file by its address: its own verdict.
-  const auto one = run_cli({"check", "hf://org/model/b.safetensors"},
-                           {{"HF_ENDPOINT", hub.url("")}});
+  const auto one =
+      run_cli({"check", "hf://org/model/b.safetensors"}, {{"HF_ENDPOINT", hub.url("")}});
   EXPECT_EQ(one.exit_code, 1) << one.out << one.err;
   EXPECT_NE(one.out.find("hf://org/model/b.safetensors: reject OFFSET_GAP"), std::string::npos)
       << one.out;

@@ -30,10 +30,9 @@ using stguard_test::TestServer;
 
 // A valid file: two F32 tensors and `data_len` data bytes in all.
 std::string valid_file(std::size_t data_len = 16) {
-  const std::string header = "{" + stguard_test::entry("a", "F32", "2", 0, 8) + "," +
-                             stguard_test::entry("b", "F32", std::to_string((data_len - 8) / 4),
-                                                 8, data_len) +
-                             "}";
+  const std::string header =
+      "{" + stguard_test::entry("a", "F32", "2", 0, 8) + "," +
+      stguard_test::entry("b", "F32", std::to_string((data_len - 8) / 4), 8, data_len) + "}";
   const auto bytes = stguard_test::FileBuilder(header).pad_to_8().data_size(data_len).build();
   return std::string(bytes.begin(), bytes.end());
 }
@@ -121,14 +120,16 @@ TEST(HostileServer, AWrongContentRangeIsAnError) {
       out.write(http_answer(206, headers, std::string(16, 'x')));
     });
     const std::string url = server.url("/m");
-    expect_io_error(fetch(url), url, range.rfind("bytes 5", 0) == 0 ? "not from 0" : "Content-Range");
+    expect_io_error(fetch(url), url,
+                    range.rfind("bytes 5", 0) == 0 ? "not from 0" : "Content-Range");
   }
 }
 
 TEST(HostileServer, ABodyThatNeverEndsIsCutAtWhatItAnnounced) {
   TestServer server([&](const HttpRequest&, HttpConnection& out) {
-    out.write("HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-99999/1000000\r\n"
-              "Connection: close\r\n\r\n");
+    out.write(
+        "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-99999/1000000\r\n"
+        "Connection: close\r\n\r\n");
     const std::string chunk(65'536, ' ');
     while (out.write(chunk)) {
     }
@@ -188,14 +189,14 @@ TEST(HostileServer, AHundredGigabyteFileCostsItsHeader) {
   const std::uint64_t announced = 100'000'000'000ULL;
   TestServer server([&](const HttpRequest& request, HttpConnection& out) {
     const auto first = static_cast<std::uint64_t>(request.range().first);
-    const std::uint64_t end =
-        std::min<std::uint64_t>(static_cast<std::uint64_t>(request.range().second) + 1, file.size());
-    out.write(http_answer(206,
-                          {{"Content-Range", "bytes " + std::to_string(first) + "-" +
-                                                 std::to_string(end - 1) + "/" +
-                                                 std::to_string(announced)},
-                           {"Content-Length", std::to_string(end - first)}},
-                          file.substr(first, end - first)));
+    const std::uint64_t end = std::min<std::uint64_t>(
+        static_cast<std::uint64_t>(request.range().second) + 1, file.size());
+    out.write(http_answer(
+        206,
+        {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(end - 1) + "/" +
+                               std::to_string(announced)},
+         {"Content-Length", std::to_string(end - first)}},
+        file.substr(first, end - first)));
   });
   const Outcome outcome = fetch(server.url("/m"));
   ASSERT_TRUE(outcome.head) << outcome.head.error().message;
@@ -316,15 +317,14 @@ TEST(HostileServer, AShortFirstAnswerIsFollowedByARequestForTheRest) {
   TestServer server([&](const HttpRequest& request, HttpConnection& out) {
     const auto [first, last] = request.range();
     // Ten bytes at a time, whatever was asked (RFC 9110 lets a server send less).
-    const std::int64_t end = std::min<std::int64_t>({last, first + 9,
-                                                     static_cast<std::int64_t>(file.size()) - 1});
-    out.write(http_answer(206,
-                          {{"Content-Range", "bytes " + std::to_string(first) + "-" +
-                                                 std::to_string(end) + "/" +
-                                                 std::to_string(file.size())},
-                           {"Content-Length", std::to_string(end - first + 1)}},
-                          file.substr(static_cast<std::size_t>(first),
-                                      static_cast<std::size_t>(end - first + 1))));
+    const std::int64_t end =
+        std::min<std::int64_t>({last, first + 9, static_cast<std::int64_t>(file.size()) - 1});
+    out.write(http_answer(
+        206,
+        {{"Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(end) + "/" +
+                               std::to_string(file.size())},
+         {"Content-Length", std::to_string(end - first + 1)}},
+        file.substr(static_cast<std::size_t>(first), static_cast<std::size_t>(end - first + 1))));
   });
   const std::string url = server.url("/m");
   // The second request is answered with ten bytes too: fewer than the header needs.

@@ -2,6 +2,8 @@
 // Hub (tests/remote/test_server.h) answering the listing and resolve URLs,
 // its files redirected to a second server as the real Hub sends them to its
 // CDN.
+#include "remote/hub.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,7 +11,6 @@
 
 #include "remote/head.h"
 #include "remote/http.h"
-#include "remote/hub.h"
 #include "test_server.h"
 #include "tests/support/file_builder.h"
 
@@ -90,13 +91,12 @@ struct FakeHub {
   void answer(const HttpRequest& request, HttpConnection& out) {
     const std::string& t = request.target;
     if (t == "/api/models/org/model/tree/main?recursive=true") {
-      const nlohmann::json page = {
-          {{"type", "file"}, {"path", "README.md"}, {"size", 10}},
-          {{"type", "directory"}, {"path", "sub"}, {"size", 0}},
-          {{"type", "file"},
-           {"path", "model-00002-of-00002.safetensors"},
-           {"size", 134},
-           {"lfs", {{"size", shard("b").size()}, {"oid", "x"}}}}};
+      const nlohmann::json page = {{{"type", "file"}, {"path", "README.md"}, {"size", 10}},
+                                   {{"type", "directory"}, {"path", "sub"}, {"size", 0}},
+                                   {{"type", "file"},
+                                    {"path", "model-00002-of-00002.safetensors"},
+                                    {"size", 134},
+                                    {"lfs", {{"size", shard("b").size()}, {"oid", "x"}}}}};
       out.write(http_answer(
           200,
           {{"Link", "<" + hub.url("/api/models/org/model/tree/main?recursive=true&cursor=2") +
@@ -111,8 +111,8 @@ struct FakeHub {
            {"path", "model-00001-of-00002.safetensors"},
            {"size", shard("a").size()}},
           {{"type", "file"}, {"path", "model.safetensors.index.json"}, {"size", 99}}};
-      out.write(http_answer(200, {{"Content-Length", std::to_string(page.dump().size())}},
-                            page.dump()));
+      out.write(
+          http_answer(200, {{"Content-Length", std::to_string(page.dump().size())}}, page.dump()));
       return;
     }
     const std::string prefix = "/org/model/resolve/main/model-0000";

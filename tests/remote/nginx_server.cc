@@ -55,7 +55,8 @@ std::string read_all(const std::filesystem::path& path) {
 
 }  // namespace
 
-NginxServer::NginxServer(const std::filesystem::path& root) : root_(std::filesystem::absolute(root)) {
+NginxServer::NginxServer(const std::filesystem::path& root)
+    : root_(std::filesystem::absolute(root)) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     if (start(free_port())) return;
   }
@@ -84,8 +85,13 @@ bool NginxServer::start(int port) {
     out << "  types { }\n  default_type application/octet-stream;\n"
         << "  server { listen 127.0.0.1:" << port << "; root " << root_.string() << "; }\n}\n";
   }
-  std::vector<std::string> args = {STGUARD_NGINX, "-c", conf.string(), "-p", dir_.path().string(),
-                                   "-e", (dir_.path() / "error.log").string()};
+  std::vector<std::string> args = {STGUARD_NGINX,
+                                   "-c",
+                                   conf.string(),
+                                   "-p",
+                                   dir_.path().string(),
+                                   "-e",
+                                   (dir_.path() / "error.log").string()};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -22,8 +22,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using stguard::Parser;
 using stguard::ParseOptions;
+using stguard::Parser;
 using stguard::Profile;
 using stguard::Reason;
 using stguard::remote::HttpClient;
@@ -40,8 +40,9 @@ std::vector<std::string> corpus_files() {
 
 std::string describe(const stguard::Result<stguard::HeaderSummary>& r) {
   if (r) {
-    return "accept " + std::to_string(r->tensor_count) + " tensors, N=" +
-           std::to_string(r->header_len) + ", size " + std::to_string(r->file_size);
+    return "accept " + std::to_string(r->tensor_count) +
+           " tensors, N=" + std::to_string(r->header_len) + ", size " +
+           std::to_string(r->file_size);
   }
   return std::string(stguard::reason_name(r.error().reason)) + " at " +
          std::to_string(r.error().offset) + ": " + r.error().message;
@@ -96,8 +97,7 @@ TEST(RemoteCorpus, AHeaderLongerThanTheFirstRequestTakesOneMoreRequest) {
                                   static_cast<std::uint64_t>(i + 1) * 8);
   }
   header += "}";
-  const auto bytes =
-      stguard_test::FileBuilder(header).pad_to_8().data_size(tensors * 8).build();
+  const auto bytes = stguard_test::FileBuilder(header).pad_to_8().data_size(tensors * 8).build();
   dir.write("big.safetensors", bytes);
   const std::uint64_t n = bytes.size() - tensors * 8 - 8;
   ASSERT_GT(n, stguard::remote::kFirstRequestBytes);

@@ -186,8 +186,7 @@ void TestServer::serve(int fd) {
 
 std::string http_answer(int status, const std::vector<std::pair<std::string, std::string>>& headers,
                         std::string_view body) {
-  std::string out =
-      "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) + "\r\n";
+  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) + "\r\n";
   for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
   out += "Connection: close\r\n\r\n";
   out += body;
@@ -202,13 +201,13 @@ void serve_bytes(const std::string& file, const HttpRequest& request, HttpConnec
   }
   const auto size = static_cast<std::int64_t>(file.size());
   if (first >= size) {
-    out.write(http_answer(416, {{"Content-Range", "bytes */" + std::to_string(size)},
-                                {"Content-Length", "0"}}));
+    out.write(http_answer(
+        416, {{"Content-Range", "bytes */" + std::to_string(size)}, {"Content-Length", "0"}}));
     return;
   }
   const std::int64_t last = std::min(last_asked, size - 1);
-  const std::string body = file.substr(static_cast<std::size_t>(first),
-                                       static_cast<std::size_t>(last - first + 1));
+  const std::string body =
+      file.substr(static_cast<std::size_t>(first), static_cast<std::size_t>(last - first + 1));
   out.write(http_answer(206,
                         {{"Content-Range", "bytes " + std::to_string(first) + "-" +
                                                std::to_string(last) + "/" + std::to_string(size)},

@@ -26,7 +26,7 @@ namespace stguard_test {
 
 struct HttpRequest {
   std::string method;
-  std::string target;                         // "/path?query"
+  std::string target;                          // "/path?query"
   std::map<std::string, std::string> headers;  // names lower-cased
 
   // The Range header's "bytes=FIRST-LAST", or {-1, -1} without one.
