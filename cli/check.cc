@@ -225,8 +225,15 @@ int run_check(const Command& command, const CheckArgs& args) {
   const bool any_remote =
       std::any_of(args.files.begin(), args.files.end(),
                   [](const std::string& file) { return sarif::is_remote_address(file); });
-  const remote::HubSettings hub =
-      any_remote ? remote::hub_settings_from_environment() : remote::HubSettings{};
+  remote::HubSettings hub;
+  if (any_remote) {
+    base::Result<remote::HubSettings> settings = remote::hub_settings_from_environment();
+    if (!settings) {
+      std::cerr << "stguard check: " << base::terminal_safe(settings.error().message) << "\n";
+      return kExitUsage;
+    }
+    hub = std::move(*settings);
+  }
   remote::HttpOptions http;
   http.request_timeout = std::chrono::seconds(*timeout);
   remote::add_token(hub, http);

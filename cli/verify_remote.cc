@@ -53,9 +53,11 @@ bool is_remote_repository(const std::string& address) noexcept {
 }
 
 base::Result<RemoteRepository> fetch_repository(const std::string& address,
-                                                const verify::VerifyOptions& options,
-                                                unsigned jobs, bool progress) {
-  const remote::HubSettings hub = remote::hub_settings_from_environment();
+                                                const verify::VerifyOptions& options, unsigned jobs,
+                                                bool progress) {
+  base::Result<remote::HubSettings> settings = remote::hub_settings_from_environment();
+  if (!settings) return settings.error();
+  const remote::HubSettings& hub = *settings;
   remote::HttpOptions http;
   remote::add_token(hub, http);
   remote::HttpClient client(http);
@@ -74,7 +76,7 @@ base::Result<RemoteRepository> fetch_repository(const std::string& address,
       if (!listed) return listed.error();
       for (const remote::HubFile& f : *listed) {
         const verify::FetchNeed need = verify::fetch_need(f.path);
-        if (need == verify::FetchNeed::kNothing) continue;
+        if (need == verify::FetchNeed::kNothing || !remote::is_repository_path(f.path)) continue;
         wanted.push_back({f.path, remote::resolve_url(hub, *parsed, f.path), f.size, need});
       }
     } else {
@@ -89,8 +91,8 @@ base::Result<RemoteRepository> fetch_repository(const std::string& address,
   } else {
     folder_url = folder_of_url(address);
     repo.name = folder_url;
-    const std::string file = address.substr(folder_url.size(),
-                                            address.find_first_of("?#") - folder_url.size());
+    const std::string file =
+        address.substr(folder_url.size(), address.find_first_of("?#") - folder_url.size());
     wanted.push_back({file, address, std::nullopt, verify::fetch_need(file)});
   }
   if (wanted.size() == 1 && wanted.front().need == verify::FetchNeed::kNothing) {

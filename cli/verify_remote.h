@@ -32,8 +32,8 @@ struct RemoteRepository {
 bool is_remote_repository(const std::string& address) noexcept;
 
 base::Result<RemoteRepository> fetch_repository(const std::string& address,
-                                                const verify::VerifyOptions& options,
-                                                unsigned jobs, bool progress);
+                                                const verify::VerifyOptions& options, unsigned jobs,
+                                                bool progress);
 
 }  // namespace stguard::cli
 

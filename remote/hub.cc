@@ -28,9 +28,9 @@ bool is_repo_part(std::string_view part) noexcept {
   return true;
 }
 
-// A relative path of non-empty segments, none "." or "..", no backslash or
-// control character.
-bool is_file_path(std::string_view path) noexcept {
+}  // namespace
+
+bool is_repository_path(std::string_view path) noexcept {
   if (path.empty()) return false;
   std::size_t start = 0;
   while (start <= path.size()) {
@@ -44,6 +44,8 @@ bool is_file_path(std::string_view path) noexcept {
   }
   return true;
 }
+
+namespace {
 
 // Percent-encodes all but RFC 3986's unreserved characters (and '/' when
 // `keep_slash`).
@@ -149,7 +151,7 @@ base::Result<HubAddress> parse_hub_address(std::string_view text) {
   if (!rest.empty()) {
     rest.remove_prefix(1);  // the '/'
     if (!rest.empty()) {
-      if (!is_file_path(rest)) {
+      if (!is_repository_path(rest)) {
         return base::fail(shown +
                           ": the path in the repository has an empty, '.' or '..' "
                           "segment, a backslash or a control character");
@@ -164,14 +166,24 @@ std::string hub_address_text(const HubAddress& repo, std::string_view path) {
   return std::string(kScheme) + repo.repo + "@" + repo.revision + "/" + std::string(path);
 }
 
-HubSettings hub_settings_from_environment() {
+base::Result<HubSettings> hub_settings_from_environment() {
   HubSettings hub;
   if (std::string endpoint = env("HF_ENDPOINT"); !endpoint.empty()) {
     while (!endpoint.empty() && endpoint.back() == '/') endpoint.pop_back();
     hub.endpoint = endpoint;
   }
+  std::string source = "HF_TOKEN";
   hub.token = trimmed(env("HF_TOKEN"));
-  if (hub.token.empty()) hub.token = read_token_file(token_file_path());
+  if (hub.token.empty()) {
+    source = "the token file " + token_file_path();
+    hub.token = read_token_file(token_file_path());
+  }
+  for (const char c : hub.token) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
+      return base::io_failure("the Hub token from " + base::terminal_safe(source) +
+                              " holds a blank or control character; it is not sent");
+    }
+  }
   return hub;
 }
 
@@ -233,7 +245,7 @@ base::Result<std::vector<RemoteFile>> expand_address(HttpClient& client, const H
   for (const HubFile& file : *listed) {
     if (file.path.size() < suffix.size() ||
         file.path.compare(file.path.size() - suffix.size(), suffix.size(), suffix) != 0 ||
-        !is_file_path(file.path)) {
+        !is_repository_path(file.path)) {
       continue;
     }
     files.push_back(

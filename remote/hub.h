@@ -56,7 +56,15 @@ struct HubSettings {
 };
 
 // HF_ENDPOINT and the token, from the environment and the token file.
-HubSettings hub_settings_from_environment();
+// Fails (naming where the token came from, never the token) when the token
+// holds a blank or a control character, which would end the Authorization
+// header and start another.
+base::Result<HubSettings> hub_settings_from_environment();
+
+// True for a relative path of non-empty segments, none "." or "..", with no
+// backslash or control character: the repository paths stguard fetches
+// (a listing's other paths are left out).
+bool is_repository_path(std::string_view path) noexcept;
 
 // The options that send `hub.token` to the endpoint alone.
 void add_token(const HubSettings& hub, HttpOptions& options);

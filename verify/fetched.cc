@@ -11,8 +11,8 @@
 
 #include "base/path.h"
 #include "verify/findings.h"
-#include "verify/index.h"
 #include "verify/folder.h"
+#include "verify/index.h"
 #include "verify/passes.h"
 #include "verify/verify.h"
 

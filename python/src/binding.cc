@@ -73,7 +73,10 @@ Verdict check_fd(int fd, const std::string& profile) {
 Verdict check_url(const std::string& address, const std::string& profile) {
   const stguard::ParseOptions options = options_for(profile);
   std::string url = address;
-  const stguard::remote::HubSettings hub = stguard::remote::hub_settings_from_environment();
+  const auto settings = stguard::remote::hub_settings_from_environment();
+  if (!settings)
+    return to_verdict(stguard::Error{stguard::Reason::kIoError, 0, settings.error().message});
+  const stguard::remote::HubSettings& hub = *settings;
   if (stguard::remote::is_hub_address(address)) {
     const auto parsed = stguard::remote::parse_hub_address(address);
     if (!parsed) throw py::value_error(parsed.error().message);

@@ -354,3 +354,20 @@ TEST(HostileServer, AnEmptyFileIsTooSmallAsOnDisk) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HostileServer, ARedirectToAnotherProtocolIsRefused) {
+  TestServer server([](const HttpRequest&, HttpConnection& out) {
+    out.write(http_answer(302, {{"Location", "file:///etc/passwd"}, {"Content-Length", "0"}}));
+  });
+  const std::string url = server.url("/m");
+  expect_io_error(fetch(url), url, "");
+  // Nothing was read from the file the redirect named.
+  HttpClient client(quick());
+  const auto body = client.get(url, 1 << 20);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(client.traffic().body_bytes, 0U);
+}
+
+}  // namespace

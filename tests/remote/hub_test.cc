@@ -5,7 +5,10 @@
 #include "remote/hub.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -194,6 +197,38 @@ TEST(FakeHub, GatedAndMissingRepositoriesAreClearErrors) {
   EXPECT_NE(missing.error().message.find("HTTP 404: not found (server: Repository not found)"),
             std::string::npos)
       << missing.error().message;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(HubSettings, ATokenWithABlankOrControlCharacterIsRefusedUnshown) {
+  ::setenv("HF_TOKEN", "hf_abc\r\nX-Injected: 1", 1);
+  const auto settings = stguard::remote::hub_settings_from_environment();
+  ::unsetenv("HF_TOKEN");
+  ASSERT_FALSE(settings);
+  EXPECT_NE(settings.error().message.find("HF_TOKEN holds a blank or control character"),
+            std::string::npos);
+  EXPECT_EQ(settings.error().message.find("hf_abc"), std::string::npos);
+}
+
+TEST(HubSettings, TheTokenComesFromHfTokenThenTheTokenFile) {
+  const std::string dir = ::testing::TempDir() + "/stguard-hf-home";
+  ::mkdir(dir.c_str(), 0700);
+  { std::ofstream(dir + "/token") << "hf_from_file\n"; }
+  ::setenv("HF_HOME", dir.c_str(), 1);
+  ::unsetenv("HF_TOKEN");
+  ::unsetenv("HF_TOKEN_PATH");
+  auto settings = stguard::remote::hub_settings_from_environment();
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->token, "hf_from_file");
+  ::setenv("HF_TOKEN", " hf_from_env ", 1);
+  settings = stguard::remote::hub_settings_from_environment();
+  ::unsetenv("HF_TOKEN");
+  ::unsetenv("HF_HOME");
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->token, "hf_from_env");
 }
 
 }  // namespace

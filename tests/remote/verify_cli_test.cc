@@ -90,9 +90,9 @@ TEST(VerifyUrl, OneShardUrlAndUsageErrors) {
   EXPECT_EQ(report.at("layout"), "remote");
   EXPECT_EQ(report.at("shards").size(), 1U);
   EXPECT_EQ(report.at("checksums"), nullptr);
-  EXPECT_EQ(run_cli({"verify", "--scan-values", nginx.url("/model/m.safetensors.index.json")})
-                .exit_code,
-            2);
+  EXPECT_EQ(
+      run_cli({"verify", "--scan-values", nginx.url("/model/m.safetensors.index.json")}).exit_code,
+      2);
   const auto other = run_cli({"verify", nginx.url("/model/README.md")});
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("not a repository, a .safetensors file or a shard index"),
@@ -132,13 +132,14 @@ TEST(VerifyHub, ARepositoryIsVerifiedFromItsListingAndHeaders) {
     out.write(http_answer(404, {{"Content-Length", "0"}}));
   });
   const std::string secret = "hf_never_in_any_output";
-  const auto run = run_cli({"verify", "hf://org/model"},
-                           {{"HF_ENDPOINT", hub.url("")}, {"HF_TOKEN", secret}});
+  const auto run =
+      run_cli({"verify", "hf://org/model"}, {{"HF_ENDPOINT", hub.url("")}, {"HF_TOKEN", secret}});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  EXPECT_NE(run.out.find("m-00002-of-00002.safetensors: error shard_size_mismatch: the server "
-                         "sends " + std::to_string(shard2.size()) +
-                         " bytes, the repository's listing says 4096"),
-            std::string::npos)
+  EXPECT_NE(
+      run.out.find("m-00002-of-00002.safetensors: error shard_size_mismatch: the server "
+                   "sends " +
+                   std::to_string(shard2.size()) + " bytes, the repository's listing says 4096"),
+      std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("tensor_missing"), std::string::npos);
   EXPECT_EQ(run.out.find(secret), std::string::npos);
@@ -165,8 +166,8 @@ TEST(VerifyHub, ARepositoryIsVerifiedFromItsListingAndHeaders) {
 
 TEST(VerifyHub, AMissingRepositoryCannotRun) {
   TestServer hub([](const HttpRequest&, HttpConnection& out) {
-    out.write(http_answer(404, {{"X-Error-Message", "Repository not found"},
-                                {"Content-Length", "0"}}));
+    out.write(
+        http_answer(404, {{"X-Error-Message", "Repository not found"}, {"Content-Length", "0"}}));
   });
   const auto run = run_cli({"verify", "hf://org/none"}, {{"HF_ENDPOINT", hub.url("")}});
   EXPECT_EQ(run.exit_code, 2);

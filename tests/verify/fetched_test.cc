@@ -74,8 +74,8 @@ std::string structure_of(const VerifyReport& r) {
            " " + std::to_string(s.size) + " " + std::to_string(s.tensors) + " " + s.message + "\n";
   }
   for (const auto& i : r.indexes) {
-    out += "index " + i.file + " " + std::to_string(i.usable) + " " + std::to_string(i.entries) +
-           "\n";
+    out +=
+        "index " + i.file + " " + std::to_string(i.usable) + " " + std::to_string(i.entries) + "\n";
   }
   for (const auto& c : r.checkpoints) {
     out += "checkpoint " + c.name + " " + std::to_string(c.shards.size()) + " " +
@@ -112,8 +112,9 @@ TEST(VerifyFetched, ShardFaults) {
   expect_same_as_local([](const TempDir& d) { stguard_test::truncate_file(d.file(kShard2), 4); });
   expect_same_as_local([](const TempDir& d) { stguard_test::truncate_file(d.file(kShard2), 0); });
   expect_same_as_local([](const TempDir& d) {
-    std::ofstream(d.file(kShard3)) << "version https://git-lfs.github.com/spec/v1\noid sha256:"
-                                   << std::string(64, 'a') << "\nsize 1234\n";
+    std::ofstream(d.file(kShard3))
+        << "version https://git-lfs.github.com/spec/v1\noid sha256:" << std::string(64, 'a')
+        << "\nsize 1234\n";
   });
   expect_same_as_local(
       [](const TempDir& d) { std::ofstream(d.file(kShard1)) << "<html><body>502</body></html>"; });
@@ -136,7 +137,8 @@ TEST(VerifyFetched, IndexFaults) {
   expect_same_as_local([](const TempDir& d) {  // a tensor in two shards
     std::ofstream out(d.file(kShard3), std::ios::binary);
     const auto shard = stguard_test::make_shard({"model.embed_tokens.weight", "x"});
-    out.write(reinterpret_cast<const char*>(shard.data()), static_cast<std::streamsize>(shard.size()));
+    out.write(reinterpret_cast<const char*>(shard.data()),
+              static_cast<std::streamsize>(shard.size()));
   });
 }
 
@@ -196,9 +198,10 @@ TEST(VerifyFetched, AnIndexOverTheLimitIsTooLargeUnread) {
 }
 
 TEST(VerifyFetched, ShardsNamedInAnIndex) {
-  EXPECT_EQ(stguard::verify::shards_named_in_index(
-                R"({"weight_map":{"a":"s2.safetensors","b":"./s1.safetensors","c":"../x","d":"s2.safetensors"}})"),
-            (std::vector<std::string>{"s1.safetensors", "s2.safetensors"}));
+  EXPECT_EQ(
+      stguard::verify::shards_named_in_index(
+          R"({"weight_map":{"a":"s2.safetensors","b":"./s1.safetensors","c":"../x","d":"s2.safetensors"}})"),
+      (std::vector<std::string>{"s1.safetensors", "s2.safetensors"}));
   EXPECT_TRUE(stguard::verify::shards_named_in_index("{").empty());
 }
 
