@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "base/decimal.h"
+#include "base/file_io.h"
 #include "base/json.h"
 #include "base/sniff.h"
 #include "base/text.h"
@@ -37,7 +38,7 @@ namespace {
 
 constexpr std::string_view kCheckUsage =
     "stguard check [--profile strict|reference] [--json] [--sarif FILE] [--max-... N] "
-    "FILE|URL|hf://ORG/NAME[@REV][/PATH]...";
+    "[--files-from LIST] FILE|URL|hf://ORG/NAME[@REV][/PATH]...";
 
 constexpr std::string_view kCheckIntro =
     "Validates the structure of safetensors files without reading tensor data.\n"
@@ -71,8 +72,45 @@ struct CheckArgs {
   std::optional<std::string> sarif;
   std::string jobs = "8";
   std::string timeout = "120";
+  std::optional<std::string> files_from;
   std::vector<std::string> files;
 };
+
+// The most a --files-from list may hold: far more names than any run needs.
+constexpr std::uint64_t kMaxListBytes = std::uint64_t{64} << 20;
+
+// The FILE arguments a --files-from list holds, one per line ("-": standard
+// input); blank lines are skipped and a trailing CR dropped, nothing else
+// is interpreted (a name may start with '#' or a blank).
+base::Result<std::vector<std::string>> read_file_list(const std::string& list) {
+  std::string text;
+  if (list == "-") {
+    char buffer[65536];
+    while (std::cin.read(buffer, sizeof buffer) || std::cin.gcount() > 0) {
+      text.append(buffer, static_cast<std::size_t>(std::cin.gcount()));
+      if (text.size() > kMaxListBytes) break;
+    }
+  } else {
+    base::Result<std::string> read = base::read_file(list, kMaxListBytes + 1);
+    if (!read) return read.error();
+    text = std::move(*read);
+  }
+  if (text.size() > kMaxListBytes) {
+    return base::io_failure("--files-from " + list + ": longer than " +
+                            std::to_string(kMaxListBytes) + " bytes");
+  }
+  std::vector<std::string> files;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) files.push_back(std::move(line));
+    start = end + 1;
+  }
+  return files;
+}
 
 // One file to check: a local path, or a remote file an argument named (an
 // argument naming a Hub repository gives one per .safetensors file).
@@ -210,7 +248,16 @@ void print_json(const std::string& file, Profile profile, const Result<HeaderSum
 int run_check(const Command& command, const CheckArgs& args) {
   const base::Result<ParseOptions> options = to_parse_options(args.parse);
   if (!options) return usage_error(command, options.error().message);
-  if (args.files.empty()) return usage_error(command, "no FILE given");
+  std::vector<std::string> files = args.files;
+  if (args.files_from) {
+    base::Result<std::vector<std::string>> listed = read_file_list(*args.files_from);
+    if (!listed) {
+      std::cerr << "stguard check: " << base::terminal_safe(listed.error().message) << "\n";
+      return kExitUsage;
+    }
+    files.insert(files.end(), listed->begin(), listed->end());
+  }
+  if (files.empty()) return usage_error(command, "no FILE given");
 
   const std::optional<std::uint64_t> jobs = base::parse_u64(args.jobs);
   if (!jobs || *jobs == 0 || *jobs > 64) {
@@ -222,9 +269,9 @@ int run_check(const Command& command, const CheckArgs& args) {
   }
   // The Hub's settings (and the token file) are read only when an argument
   // is remote: a check of local files reads nothing else.
-  const bool any_remote =
-      std::any_of(args.files.begin(), args.files.end(),
-                  [](const std::string& file) { return sarif::is_remote_address(file); });
+  const bool any_remote = std::any_of(files.begin(), files.end(), [](const std::string& file) {
+    return sarif::is_remote_address(file);
+  });
   remote::HubSettings hub;
   if (any_remote) {
     base::Result<remote::HubSettings> settings = remote::hub_settings_from_environment();
@@ -238,7 +285,7 @@ int run_check(const Command& command, const CheckArgs& args) {
   http.request_timeout = std::chrono::seconds(*timeout);
   remote::add_token(hub, http);
 
-  std::vector<Item> items = items_of(args.files, http, hub);
+  std::vector<Item> items = items_of(files, http, hub);
   check_remote_items(items, *options, static_cast<unsigned>(*jobs), http);
 
   int exit_code = kExitOk;
@@ -319,6 +366,12 @@ void add_check_command(CLI::App& root, Commands& commands) {
                    "seconds one HTTP request may take, redirects included (default 120)")
       ->option_text("SECONDS")
       ->check(role(ValueRole::kNumber));
+  command.app
+      ->add_option("--files-from", args->files_from,
+                   "also check the paths and URLs LIST names, one per line, after the FILEs "
+                   "given (- for standard input)")
+      ->option_text("LIST")
+      ->check(role(ValueRole::kInputFile));
   command.app->add_option("FILE", args->files)->check(role(ValueRole::kInputFile));
   command.positionals = &args->files;
   command.run = [&command, args] { return run_check(command, *args); };

@@ -11,7 +11,23 @@
 #include "base/text.h"
 
 namespace stguard::remote {
+
+namespace detail {
+
+// "bytes FIRST-LAST/TOTAL" (TOTAL may be "*"), or "bytes */TOTAL" (416).
+struct ContentRange {
+  bool has_range = false;
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  bool has_total = false;
+  std::uint64_t total = 0;
+};
+
+}  // namespace detail
+
 namespace {
+
+using detail::ContentRange;
 
 // How much of an error answer's body is kept (it is not shown; reading a
 // little of it lets the connection be reused for a short page).
@@ -31,15 +47,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && base::is_blank(text.back())) text.remove_suffix(1);
   return text;
 }
-
-// "bytes FIRST-LAST/TOTAL" (TOTAL may be "*"), or "bytes */TOTAL" (416).
-struct ContentRange {
-  bool has_range = false;
-  std::uint64_t first = 0;
-  std::uint64_t last = 0;
-  bool has_total = false;
-  std::uint64_t total = 0;
-};
 
 std::optional<ContentRange> parse_content_range(std::string_view text) {
   text = trim(text);

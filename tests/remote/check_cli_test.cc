@@ -1,10 +1,16 @@
 // tests/remote/check_cli_test.cc: `stguard check` on URLs and hf://
 // addresses end to end: the lines, JSON records, SARIF locations and exit
 // statuses of docs/cli.md, the Hub's token sent and never shown.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_server.h"
 #include "tests/support/file_builder.h"
@@ -151,6 +157,44 @@ TEST(CheckHub, AMalformedAddressIsAnErrorForThatArgumentAlone) {
   EXPECT_NE(run.out.find("hf://org: error IO_ERROR: hf://org: expected hf://ORG/NAME"),
             std::string::npos)
       << run.out;
+}
+
+}  // namespace
+
+namespace {
+
+// --files-from LIST: paths and URLs one per line, after the FILEs given;
+// "-" reads the list from standard input.
+TEST(CheckUrl, FilesFromAListOrStandardInput) {
+  TestServer server = files_server();
+  stguard_test::TempDir dir;
+  const std::string local =
+      dir.write("local.safetensors",
+                stguard_test::FileBuilder("{" + stguard_test::entry("x", "U8", "1", 0, 1) + "}")
+                    .pad_to_8()
+                    .data_size(1)
+                    .build());
+  const std::string list = dir.file("list.txt");
+  std::ofstream(list) << server.url("/good") << "\r\n\n" << local << "\n" << server.url("/gap");
+  const auto run = run_cli({"check", server.url("/good"), "--files-from", list});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  std::istringstream lines(run.out);
+  std::vector<std::string> firsts;
+  for (std::string line; std::getline(lines, line);)
+    firsts.push_back(line.substr(0, line.find(": ")));
+  EXPECT_EQ(firsts, (std::vector<std::string>{server.url("/good"), server.url("/good"), local,
+                                              server.url("/gap")}));
+
+  const int fd = ::open(list.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const auto piped = stguard_test::StartedCli({"check", "--files-from", "-"}, {}, {fd, 0}).wait();
+  ::close(fd);
+  EXPECT_EQ(piped.exit_code, 1) << piped.err;
+  EXPECT_EQ(std::count(piped.out.begin(), piped.out.end(), '\n'), 3);
+
+  const auto missing = run_cli({"check", "--files-from", dir.file("none.txt")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("none.txt"), std::string::npos) << missing.err;
 }
 
 }  // namespace

@@ -78,7 +78,9 @@ TEST(RemoteCorpus, EveryCaseGetsItsLocalVerdictOverHttpInBothProfiles) {
       const auto parsed = stguard::remote::parse_head(remote_parser, *head, options);
       const auto parsed_local = stguard::parse_file((kCorpusDir / file).string(), options);
       ASSERT_EQ(parsed.has_value(), parsed_local.has_value());
-      if (parsed) EXPECT_EQ(parsed->tensors.size(), parsed_local->tensors.size());
+      if (parsed) {
+        EXPECT_EQ(parsed->tensors.size(), parsed_local->tensors.size());
+      }
     }
   }
   EXPECT_GT(rejected, 300U);  // the comparison saw both verdicts

@@ -70,7 +70,7 @@ bool HttpConnection::write(std::string_view bytes) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) continue;  // the send timeout: check stopping
+      if (errno == EAGAIN) continue;  // the send timeout (EWOULDBLOCK on Linux): check stopping
       return false;
     }
     written_ += static_cast<std::uint64_t>(n);
