@@ -7,7 +7,8 @@
 # jq reads `stguard conform`'s results.jsonl for the GitHub Action's job
 # summary and annotations (ci/action.sh; its test runs in the test command).
 # libcurl4-openssl-dev: checking files over HTTP (remote/); nginx-light: the
-# real HTTP server the remote tests start on the loopback address.
+# real HTTP server the remote tests start on the loopback address, and
+# openssl the self-signed certificate of its https tests.
 # pybind11-dev, python3-dev and python3-pytest build and test the Python
 # package (python/, docs/python.md); python3-venv is what it installs into.
 # Runs as root on a fresh machine (apt-get); as another user it only reports.
@@ -16,7 +17,7 @@ set -euo pipefail
 profile="${1:-build}"
 packages=(cmake make pkg-config clang-14 g++-12 libclang-rt-14-dev llvm-14
           nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev libcli11-dev libarchive-dev
-          libcurl4-openssl-dev nginx-light
+          libcurl4-openssl-dev nginx-light openssl
           clang-format-14 clang-tidy-14 jq
           pybind11-dev python3-dev python3-venv python3-pytest)
 case "$profile" in

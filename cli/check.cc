@@ -281,7 +281,7 @@ int run_check(const Command& command, const CheckArgs& args) {
     }
     hub = std::move(*settings);
   }
-  remote::HttpOptions http;
+  remote::HttpOptions http = remote::http_options_from_environment();
   http.request_timeout = std::chrono::seconds(*timeout);
   remote::add_token(hub, http);
 

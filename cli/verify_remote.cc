@@ -58,7 +58,7 @@ base::Result<RemoteRepository> fetch_repository(const std::string& address,
   base::Result<remote::HubSettings> settings = remote::hub_settings_from_environment();
   if (!settings) return settings.error();
   const remote::HubSettings& hub = *settings;
-  remote::HttpOptions http;
+  remote::HttpOptions http = remote::http_options_from_environment();
   remote::add_token(hub, http);
   remote::HttpClient client(http);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <utility>
@@ -338,6 +339,18 @@ std::chrono::milliseconds retry_wait(const Transfer& t, const HttpOptions& optio
 
 }  // namespace
 
+HttpOptions http_options_from_environment() {
+  HttpOptions options;
+  for (const char* name : {"CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') {
+      options.ca_file = value;
+      break;
+    }
+  }
+  return options;
+}
+
 HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) {}
 
 HttpClient::~HttpClient() = default;
@@ -385,6 +398,7 @@ base::Result<void> HttpClient::perform(Transfer& t) {
     curl.easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
                      static_cast<long>(options_.low_speed_time.count()));
     curl.easy_setopt(easy, CURLOPT_USERAGENT, user_agent.c_str());
+    if (!options_.ca_file.empty()) curl.easy_setopt(easy, CURLOPT_CAINFO, options_.ca_file.c_str());
     if (t.ranged) curl.easy_setopt(easy, CURLOPT_RANGE, range.c_str());
     if (headers != nullptr) curl.easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl.easy_setopt(easy, CURLOPT_HEADERFUNCTION, &header_callback);

@@ -59,7 +59,16 @@ struct HttpOptions {
   // redirect leaves the origin (another host or port), as curl does.
   std::string token;
   std::string token_origin;
+  // The certificate authorities https servers are checked against (a PEM
+  // bundle); empty: the system's (Debian's ca-certificates).
+  std::string ca_file;
 };
+
+// The defaults, with what the environment sets as curl and the Hub's tools
+// read it: ca_file from CURL_CA_BUNDLE, else REQUESTS_CA_BUNDLE, else
+// SSL_CERT_FILE. (Proxies need nothing here: libcurl reads http_proxy,
+// https_proxy and no_proxy itself.)
+HttpOptions http_options_from_environment();
 
 // Bytes [first, first + bytes.size()) of a remote file, and its size.
 struct RangeReply {

@@ -88,7 +88,7 @@ Verdict check_url(const std::string& address, const std::string& profile) {
     url = stguard::remote::resolve_url(hub, *parsed, parsed->path);
   }
   py::gil_scoped_release unlocked;
-  stguard::remote::HttpOptions http;
+  stguard::remote::HttpOptions http = stguard::remote::http_options_from_environment();
   stguard::remote::add_token(hub, http);
   stguard::remote::HttpClient client(http);
   const auto head = stguard::remote::read_head(client, url, options);

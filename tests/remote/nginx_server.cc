@@ -53,10 +53,29 @@ std::string read_all(const std::filesystem::path& path) {
   return out.str();
 }
 
+// Runs `args` to its end; true when it exited 0.
+bool run(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  if (::posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return false;
+  int status = 0;
+  return ::waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 }  // namespace
 
-NginxServer::NginxServer(const std::filesystem::path& root)
-    : root_(std::filesystem::absolute(root)) {
+NginxServer::NginxServer(const std::filesystem::path& root, NginxOptions options)
+    : root_(std::filesystem::absolute(root)), options_(options) {
+  if (options_.tls) {
+    const std::string d = dir_.path().string();
+    if (!run({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+              "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", d + "/key.pem",
+              "-out", d + "/cert.pem"})) {
+      throw std::runtime_error("openssl req could not make a certificate (install openssl)");
+    }
+  }
   for (int attempt = 0; attempt < 5; ++attempt) {
     if (start(free_port())) return;
   }
@@ -77,13 +96,18 @@ bool NginxServer::start(int port) {
         << "error_log " << d << "/error.log;\n"
         << "events { worker_connections 256; }\n"
         << "http {\n"
-        << "  log_format sizes '$status $body_bytes_sent $request_uri';\n"
+        << "  log_format sizes '$status $body_bytes_sent $request_uri $server_protocol';\n"
         << "  access_log " << d << "/access.log sizes;\n";
     for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"}) {
       out << "  " << temp << "_temp_path " << d << "/" << temp << ";\n";
     }
     out << "  types { }\n  default_type application/octet-stream;\n"
-        << "  server { listen 127.0.0.1:" << port << "; root " << root_.string() << "; }\n}\n";
+        << "  server { listen 127.0.0.1:" << port << (options_.tls ? " ssl http2" : "") << "; root "
+        << root_.string() << ";";
+    if (options_.tls) {
+      out << " ssl_certificate " << d << "/cert.pem; ssl_certificate_key " << d << "/key.pem;";
+    }
+    out << " }\n}\n";
   }
   std::vector<std::string> args = {STGUARD_NGINX,
                                    "-c",
@@ -122,7 +146,8 @@ NginxServer::~NginxServer() {
 }
 
 std::string NginxServer::url(std::string_view path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
+  return std::string(options_.tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) +
+         std::string(path);
 }
 
 std::string NginxServer::access_log() const { return read_all(dir_.path() / "access.log"); }
