@@ -39,15 +39,7 @@ if [[ ! -x $nginx ]]; then
   exit 2
 fi
 
-# Writes the 8-byte little-endian u64 $1.
-le64() {
-  local n=$1 i out=""
-  for ((i = 0; i < 8; i++)); do
-    out+=$(printf '\\x%02x' $((n & 255)))
-    n=$((n >> 8))
-  done
-  printf '%b' "$out"
-}
+source "$script_dir/bench_lib.sh"
 
 # shard FILE INDEX COUNT: a shard of COUNT BF16 tensors sharing DATA_MIB MiB
 # (the last one takes what the others leave), its data random.
@@ -66,16 +58,6 @@ shard() {
   header+="}"
   while (((${#header} % 8) != 0)); do header+=" "; done
   { le64 ${#header}; printf '%s' "$header"; head -c "$bytes" /dev/urandom; } >"$file"
-}
-
-time_run() {
-  local label=$1
-  shift
-  local times status=0 TIMEFORMAT='%R %U %S'
-  times=$({ time "$@" >/dev/null 2>&1; } 2>&1) || status=$?
-  read -r LAST user sys <<<"$times"
-  LAST_CPU=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
-  printf '  %-34s %7.3f s wall  %7.3f s cpu  (exit %d)\n' "$label" "$LAST" "$LAST_CPU" "$status"
 }
 
 mkdir -p "$work/repo" "$work/nginx"

@@ -188,7 +188,7 @@ std::vector<Item> items_of(const std::vector<std::string>& files, const remote::
   std::vector<Item> items;
   std::optional<remote::HttpClient> lister;
   for (const std::string& file : files) {
-    if (!sarif::is_remote_address(file)) {
+    if (!remote::is_remote_address(file)) {
       Item item;
       item.shown = file;
       items.push_back(std::move(item));
@@ -270,7 +270,7 @@ int run_check(const Command& command, const CheckArgs& args) {
   // The Hub's settings (and the token file) are read only when an argument
   // is remote: a check of local files reads nothing else.
   const bool any_remote = std::any_of(files.begin(), files.end(), [](const std::string& file) {
-    return sarif::is_remote_address(file);
+    return remote::is_remote_address(file);
   });
   remote::HubSettings hub;
   if (any_remote) {

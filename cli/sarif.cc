@@ -9,7 +9,6 @@
 #include "base/json.h"
 #include "base/output.h"
 #include "command.h"
-#include "remote/http.h"
 #include "remote/hub.h"
 
 namespace stguard::cli::sarif {
@@ -63,14 +62,10 @@ std::string working_directory_uri() {
 
 }  // namespace
 
-bool is_remote_address(std::string_view file) noexcept {
-  return remote::is_http_url(file) || remote::is_hub_address(file);
-}
-
 std::string uri_of(std::string_view path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   // A URL (or hf:// address) is already a URI: its delimiters stay.
-  const bool remote = is_remote_address(path);
+  const bool is_url = remote::is_remote_address(path);
   std::string out = !path.empty() && path.front() == '/' ? "file://" : "";
   for (const char c : path) {
     const auto byte = static_cast<unsigned char>(c);
@@ -79,7 +74,7 @@ std::string uri_of(std::string_view path) {
     // is percent-encoded.
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     const bool delimiter =
-        remote && std::string_view(":?#[]@!$&'()*+,;=%").find(c) != std::string_view::npos;
+        is_url && std::string_view(":?#[]@!$&'()*+,;=%").find(c) != std::string_view::npos;
     if (alnum || delimiter || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
       out += c;
     } else {
@@ -100,7 +95,8 @@ void Log::set_base(std::string id, std::string_view dir) {
   if (path.empty()) path = ".";
   if (path.back() != '/') path += '/';
   Json location = {{"uri", uri_of(path)}};
-  if (path.front() != '/' && !is_remote_address(path)) location["uriBaseId"] = kWorkingDirectory;
+  if (path.front() != '/' && !remote::is_remote_address(path))
+    location["uriBaseId"] = kWorkingDirectory;
   bases_[std::move(id)] = std::move(location);
 }
 
@@ -116,7 +112,7 @@ void Log::add(std::string_view rule_id, Level level, std::string message, std::s
   Json artifact = {{"uri", uri_of(file)}};
   if (!base_id.empty()) {
     artifact["uriBaseId"] = base_id;
-  } else if (!is_remote_address(file) && (file.empty() || file.front() != '/')) {
+  } else if (!remote::is_remote_address(file) && (file.empty() || file.front() != '/')) {
     artifact["uriBaseId"] = kWorkingDirectory;
   }
   Json physical = {{"artifactLocation", std::move(artifact)}};

@@ -118,9 +118,6 @@ base::Result<void> write_verify_log(const std::filesystem::path& path,
 // absolute path; a URL or hf:// address keeps its delimiters.
 std::string uri_of(std::string_view path);
 
-// True for an http://, https:// or hf:// address (an absolute URI).
-bool is_remote_address(std::string_view file) noexcept;
-
 }  // namespace stguard::cli::sarif
 
 #endif  // STGUARD_CLI_SARIF_H_

@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "command.h"
+#include "remote/hub.h"
 #include "sarif.h"
 #include "verify_remote.h"
 
@@ -381,7 +382,7 @@ int run_verify(const Command& command, VerifyArgs& args) {
   }
   const std::string& dir = args.dirs.front();
   VerifyReport report;
-  if (is_remote_repository(dir)) {
+  if (remote::is_remote_address(dir)) {
     // Only headers and indexes are fetched: what needs the data cannot run.
     if (args.options.sha256_file || args.options.scan_values) {
       return usage_error(command,

@@ -6,7 +6,6 @@
 #include "remote/batch.h"
 #include "remote/http.h"
 #include "remote/hub.h"
-#include "sarif.h"
 
 namespace stguard::cli {
 namespace {
@@ -47,10 +46,6 @@ std::string folder_of_url(const std::string& url) {
 }
 
 }  // namespace
-
-bool is_remote_repository(const std::string& address) noexcept {
-  return sarif::is_remote_address(address);
-}
 
 base::Result<RemoteRepository> fetch_repository(const std::string& address,
                                                 const verify::VerifyOptions& options, unsigned jobs,

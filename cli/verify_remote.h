@@ -28,9 +28,6 @@ struct RemoteRepository {
   std::vector<verify::FetchedFile> files;
 };
 
-// True for the addresses fetch_repository takes.
-bool is_remote_repository(const std::string& address) noexcept;
-
 base::Result<RemoteRepository> fetch_repository(const std::string& address,
                                                 const verify::VerifyOptions& options, unsigned jobs,
                                                 bool progress);

@@ -107,6 +107,10 @@ bool is_hub_address(std::string_view text) noexcept {
   return text.substr(0, kScheme.size()) == kScheme;
 }
 
+bool is_remote_address(std::string_view text) noexcept {
+  return is_http_url(text) || is_hub_address(text);
+}
+
 base::Result<HubAddress> parse_hub_address(std::string_view text) {
   const std::string shown = base::terminal_safe(text);
   if (!is_hub_address(text)) return base::fail(shown + ": not an hf:// address");

@@ -43,6 +43,10 @@ struct HubAddress {
 // True for text starting "hf://".
 bool is_hub_address(std::string_view text) noexcept;
 
+// True for what stguard reads over HTTP rather than from disk: an http://
+// or https:// URL, or an hf:// address.
+bool is_remote_address(std::string_view text) noexcept;
+
 // Parses hf://ORG/NAME[@REVISION][/PATH]; fails with the reason for a
 // malformed address (no name, an empty revision, "..", a backslash, ...).
 base::Result<HubAddress> parse_hub_address(std::string_view text);
